@@ -1,0 +1,52 @@
+# Course Assistant: `make run` serves the chat, `make test` runs every test.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PORT ?= 8000
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export ANONYMIZED_TELEMETRY := False
+
+.PHONY: install run serve test test-fast index bench lint chromium clean
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first, pinned, so nothing pulls a multi-gigabyte CUDA build
+	$(BIN)/pip install --quiet "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+index: install
+	$(BIN)/flask --app wsgi index
+
+run: install
+	$(BIN)/flask --app wsgi index
+	$(BIN)/gunicorn -c gunicorn.conf.py --bind 127.0.0.1:$(PORT) wsgi:app
+
+serve: install
+	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
+
+test: install chromium
+	$(BIN)/pytest
+
+test-fast: install
+	$(BIN)/pytest -m "not e2e"
+
+bench: install
+	$(BIN)/python -m bench
+
+lint: install
+	$(BIN)/ruff check app tests bench
+	$(BIN)/ruff format --check app tests bench
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache .ruff_cache

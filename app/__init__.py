@@ -1,0 +1,60 @@
+"""Course Assistant: the application factory."""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from typing import Any
+
+from flask import Flask
+
+from app.config import Settings, load_settings
+from app.extensions import csrf, limiter
+from app.services import Services
+
+# Offline by design: the model ships in a package and Chroma must not phone home.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the app: settings (defaults, environment, then `config`), services, blueprints."""
+    settings = load_settings(config)
+    app = Flask(__name__, template_folder="../templates", static_folder="../static")
+    app.config.update(
+        SECRET_KEY=settings.ensure_secret_key(),
+        MAX_CONTENT_LENGTH=settings.max_upload_bytes,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.session_cookie_secure,
+        PERMANENT_SESSION_LIFETIME=timedelta(days=30),
+        RATELIMIT_STORAGE_URI=settings.ratelimit_storage_uri,
+        RATELIMIT_ENABLED=settings.ratelimit_enabled,
+        RATELIMIT_HEADERS_ENABLED=True,
+        WTF_CSRF_TIME_LIMIT=None,
+    )
+    app.extensions["services"] = Services(settings)
+
+    csrf.init_app(app)
+    limiter.init_app(app)
+    _register_blueprints(app)
+
+    from app.cli import register_cli
+
+    register_cli(app)
+    return app
+
+
+def _register_blueprints(app: Flask) -> None:
+    """Attach the chat, API and admin blueprints, the error handler and security headers."""
+    from app.web import admin, api, chat, errors, security
+
+    app.register_blueprint(chat.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(admin.bp)
+    errors.register(app)
+    security.register(app)
+
+
+__all__ = ["create_app", "Settings"]

@@ -1,0 +1,118 @@
+"""Settings: one model read from the environment (and .env), then test overrides."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# A current Claude Sonnet id; older ids draw deprecation warnings from the SDK.
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+
+class ConfigError(SystemExit):
+    """A missing or invalid setting, reported in one line naming the variable."""
+
+
+class Settings(BaseSettings):
+    """Every knob of the app, each one an environment variable of the same name."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+    )
+
+    secret_key: str | None = None
+    anthropic_api_key: str | None = None
+    anthropic_model: str = DEFAULT_MODEL
+    anthropic_base_url: str | None = None
+    anthropic_timeout: float = Field(60.0, gt=0)
+    anthropic_max_retries: int = Field(2, ge=0, le=10)
+    docs_dir: Path = Path("docs")
+    instance_path: Path = Path("instance")
+    chroma_path: Path | None = None
+    chroma_host: str | None = None
+    chroma_port: int = Field(8000, ge=1, le=65535)
+    embedding_model: str | None = None
+    chunk_size: int = Field(800, ge=100, le=10_000)
+    chunk_overlap: int = Field(100, ge=0)
+    max_results: int = Field(5, ge=1, le=50)
+    max_history: int = Field(2, ge=0, le=20)
+    max_tool_rounds: int = Field(2, ge=1, le=10)
+    admin_password: str | None = None
+    admin_session_hours: float = Field(8.0, gt=0)
+    max_upload_mb: float = Field(20.0, gt=0)
+    max_question_chars: int = Field(2000, ge=1)
+    ratelimit_ask: str = "30 per minute"
+    ratelimit_login: str = "5 per minute"
+    ratelimit_storage_uri: str = "memory://"
+    ratelimit_enabled: bool = True
+    session_cookie_secure: bool = False
+
+    @field_validator(
+        "anthropic_api_key", "anthropic_base_url", "admin_password", "secret_key", "chroma_host", mode="before"
+    )
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        """Treat an empty variable (`FOO=` in .env) as unset."""
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @model_validator(mode="after")
+    def _check_overlap(self) -> "Settings":
+        """Refuse an overlap that would leave no room for new text in a chunk."""
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("CHUNK_OVERLAP must be smaller than CHUNK_SIZE")
+        return self
+
+    @property
+    def resolved_chroma_path(self) -> Path:
+        """The embedded ChromaDB folder (default: instance/chroma)."""
+        return self.chroma_path or self.instance_path / "chroma"
+
+    @property
+    def uses_chroma_server(self) -> bool:
+        """True when a `chroma run` server holds the index instead of a local folder."""
+        return bool(self.chroma_host)
+
+    @property
+    def state_dir(self) -> Path:
+        """Where the sync lock and job progress live, beside the index."""
+        if self.uses_chroma_server:
+            return self.instance_path
+        return self.resolved_chroma_path.parent
+
+    @property
+    def max_upload_bytes(self) -> int:
+        """The upload limit in bytes."""
+        return int(self.max_upload_mb * 1024 * 1024)
+
+    @property
+    def mode(self) -> str:
+        """'claude' with an API key, else 'extractive'."""
+        return "claude" if self.anthropic_api_key else "extractive"
+
+    def ensure_secret_key(self) -> str:
+        """Return SECRET_KEY, generating one into instance/secret_key when unset."""
+        if self.secret_key:
+            return self.secret_key
+        key_file = self.instance_path / "secret_key"
+        if key_file.exists():
+            return key_file.read_text().strip()
+        self.instance_path.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_hex(32)
+        key_file.write_text(key)
+        key_file.chmod(0o600)
+        return key
+
+
+def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
+    """Read settings from the environment, apply overrides, fail in one line naming the variable."""
+    overrides = {key.lower(): value for key, value in (overrides or {}).items()}
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = str(error["loc"][0]).upper() if error["loc"] else "configuration"
+        raise ConfigError(f"Invalid setting {name}: {error['msg']}") from None

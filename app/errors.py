@@ -1,0 +1,63 @@
+"""Typed exceptions that carry the HTTP status and a message safe to show a user."""
+
+from __future__ import annotations
+
+
+class AppError(Exception):
+    """An error with a status and a user-facing message; the one error handler renders it."""
+
+    status = 500
+    title = "Something went wrong"
+
+    def __init__(self, message: str, *, detail: str | None = None, status: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.detail = detail or message
+        if status is not None:
+            self.status = status
+
+
+class BadRequest(AppError):
+    """The request itself is malformed or invalid."""
+
+    status = 400
+    title = "Bad request"
+
+
+class NotFound(AppError):
+    """The thing asked for does not exist."""
+
+    status = 404
+    title = "Not found"
+
+
+class CourseNotFound(NotFound):
+    """A course name resolved to no course; the message lists the courses there are."""
+
+    title = "No such course"
+
+
+class LessonNotFound(NotFound):
+    """A lesson number that the course does not have."""
+
+    title = "No such lesson"
+
+
+class ServiceUnavailable(AppError):
+    """A backing service (ChromaDB, the model) cannot answer right now."""
+
+    status = 503
+    title = "Service unavailable"
+
+
+class ModelUnavailable(ServiceUnavailable):
+    """Claude could not be reached or refused, after the SDK's retries."""
+
+    title = "The assistant is unavailable"
+
+
+class SyncBusy(AppError):
+    """Another process holds the index's writer lock."""
+
+    status = 409
+    title = "A sync is already running"

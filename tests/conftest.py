@@ -1,0 +1,118 @@
+"""Shared fixtures: a small course library indexed once, per-test apps on a copy of it, fake Claude."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+# Offline and hermetic: no hub downloads, no telemetry, no real API key from the caller's shell.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ["ANONYMIZED_TELEMETRY"] = "False"
+for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ADMIN_PASSWORD", "CHROMA_HOST", "SECRET_KEY"):
+    os.environ.pop(_name, None)
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_COURSES = Path(__file__).resolve().parent / "data" / "courses"
+SAMPLE_DOCS = ROOT / "docs"
+
+
+def make_config(tmp: Path, docs_dir: Path, **overrides) -> dict:
+    """Settings for an app whose instance folder, index and docs live under `tmp`."""
+    config = {
+        "SECRET_KEY": "test-secret-key",
+        "INSTANCE_PATH": str(tmp / "instance"),
+        "CHROMA_PATH": str(tmp / "instance" / "chroma"),
+        "DOCS_DIR": str(docs_dir),
+        "ANTHROPIC_API_KEY": None,
+        "ADMIN_PASSWORD": None,
+        "RATELIMIT_ENABLED": False,
+    }
+    config.update(overrides)
+    return config
+
+
+@pytest.fixture(scope="session")
+def library(tmp_path_factory) -> Path:
+    """The test courses, copied and indexed once per session; tests work on copies of this folder."""
+    from app import create_app
+
+    root = tmp_path_factory.mktemp("library")
+    docs = root / "docs"
+    shutil.copytree(TEST_COURSES, docs)
+    app = create_app(make_config(root, docs))
+    report = app.extensions["services"].indexer.sync()
+    assert not report.problems, report.problems
+    return root
+
+
+@pytest.fixture
+def docs_dir(tmp_path, library) -> Path:
+    """A private copy of the indexed test library's documents."""
+    target = tmp_path / "docs"
+    shutil.copytree(library / "docs", target)
+    return target
+
+
+@pytest.fixture
+def make_app(tmp_path, library, docs_dir):
+    """Build an app over a private copy of the indexed library, with extra settings."""
+    shutil.copytree(library / "instance" / "chroma", tmp_path / "instance" / "chroma")
+    from app import create_app
+
+    def build(**overrides):
+        app = create_app(make_config(tmp_path, docs_dir, **overrides))
+        app.config["TESTING"] = True
+        return app
+
+    return build
+
+
+@pytest.fixture
+def app(make_app):
+    """An app in extractive mode over the indexed test library, CSRF off for plain view tests."""
+    app = make_app()
+    app.config["WTF_CSRF_ENABLED"] = False
+    return app
+
+
+@pytest.fixture
+def client(app):
+    """A Flask test client."""
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    """A Flask CLI runner."""
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def services(app):
+    """The app's service layer (index, indexer, assistant)."""
+    return app.extensions["services"]
+
+
+@pytest.fixture
+def fake_claude():
+    """A scripted Messages API on 127.0.0.1 that the real anthropic SDK talks to."""
+    from tests.fake_claude import FakeClaude
+
+    server = FakeClaude()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def claude_app(make_app, fake_claude):
+    """An app in Claude mode, its SDK pointed at the fake Messages API."""
+    app = make_app(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_claude.url)
+    app.config["WTF_CSRF_ENABLED"] = False
+    return app
