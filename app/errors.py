@@ -61,3 +61,17 @@ class SyncBusy(AppError):
 
     status = 409
     title = "A sync is already running"
+
+
+class Unauthorized(AppError):
+    """The request needs a signed-in admin session."""
+
+    status = 401
+    title = "Sign-in required"
+
+
+class PayloadTooLarge(AppError):
+    """The request body is over the upload limit."""
+
+    status = 413
+    title = "Upload too large"

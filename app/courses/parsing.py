@@ -1,0 +1,318 @@
+"""Read course documents (TXT, PDF, DOCX) into a `Course` with numbered lessons.
+
+Text format (design §4)::
+
+    Course Title: <title>          (optional; else the title comes from the file name)
+    Course Link: <url>             (optional)
+    Course Instructor: <name>      (optional)
+    <introduction text>            (optional; becomes Lesson 0 "Introduction")
+    Lesson 1: <lesson title>
+    Lesson Link: <url>             (optional; blank lines before it are fine)
+    <lesson text>
+
+Lesson-marker rule. A line of the form `Lesson <N>: <title>` is a *candidate*. Transcripts often say
+"Lesson 1: ..." in passing, so a candidate opens a lesson only when one of these holds:
+
+1. it is *linked*: the next non-blank line is `Lesson Link: ...`. A linked marker always opens a lesson,
+   and one whose number is already taken is a duplicate -> `ParseError`;
+2. its number is the next expected one: 0 or 1 for the first lesson, else one more than the highest so far.
+
+Any other candidate is lesson text, except an unlinked marker that repeats a taken number while *looking
+like a header* (it follows a blank line or the start of the body, and its title is short and does not end
+like a sentence): that is a duplicate too, because a reader would take it for a second lesson N.
+
+Text before the first lesson becomes Lesson 0 "Introduction" (or is put in front of an explicit lesson 0).
+A file with no lesson header at all is one lesson, Lesson 1 "Overview". Without a `Course Title:` line the
+title comes from the file name: "intro_to_sql.txt" -> "Intro To Sql".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import docx
+from docx.opc.exceptions import PackageNotFoundError
+from docx.table import Table
+from pypdf import PdfReader
+from pypdf.errors import PyPdfError
+
+from app.courses.models import Course, Lesson
+from app.errors import AppError
+
+SUPPORTED_EXTENSIONS = (".txt", ".pdf", ".docx")
+
+_MARKER = re.compile(r"^lesson\s+(\d+)\s*:\s*(.*)$", re.IGNORECASE)
+_LESSON_LINK = re.compile(r"^lesson\s+link\s*:\s*(.*)$", re.IGNORECASE)
+_HEADER = re.compile(r"^course\s+(title|link|instructor)\s*:\s*(.*)$", re.IGNORECASE)
+_MAX_HEADER_TITLE = 80
+# pypdf signals damage with many exception types; all of them mean the same thing to a user.
+_PDF_DAMAGE = (
+    PyPdfError,
+    ValueError,
+    KeyError,
+    TypeError,
+    AttributeError,
+    IndexError,
+    OSError,
+    NotImplementedError,
+)
+# Signatures of common binary formats, so a renamed file gets a precise reason instead of "not UTF-8".
+_SIGNATURES = (
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive"),
+    (b"\x7fELF", "an ELF executable"),
+    (b"MZ\x90\x00", "a Windows executable"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+)
+
+
+class ParseError(AppError):
+    """A course file that cannot be read; names the file, the reason and, when known, the line."""
+
+    status = 422
+    title = "Could not read the course file"
+
+    def __init__(self, file: str, reason: str, line: int | None = None):
+        self.file = file
+        self.reason = reason
+        self.line = line
+        message = f"{file}: {reason}" + (f" (line {line})" if line is not None else "")
+        super().__init__(message)
+
+
+@dataclass
+class _Section:
+    """A lesson header found in the text, and the line range of its body."""
+
+    number: int
+    title: str
+    link: str | None
+    header_line: int
+    start: int
+    end: int = 0
+
+
+def content_hash(data: bytes) -> str:
+    """Return the sha256 hex digest of a file's bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse_file(path: Path) -> Course:
+    """Read and parse one course file."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ParseError(path.name, f"cannot read the file ({exc.strerror or exc})") from exc
+    return parse_bytes(data, path.name)
+
+
+def parse_bytes(data: bytes, filename: str) -> Course:
+    """Parse a course file's bytes, checking that the content is what the extension says."""
+    name = Path(filename).name
+    extension = Path(name).suffix.lower()
+    if extension not in SUPPORTED_EXTENSIONS:
+        supported = ", ".join(SUPPORTED_EXTENSIONS)
+        raise ParseError(name, f"unsupported file type '{extension or name}' (supported: {supported})")
+    if not data.strip():
+        raise ParseError(name, "the file is empty")
+    if extension == ".pdf":
+        text = _pdf_text(data, name)
+    elif extension == ".docx":
+        text = _docx_text(data, name)
+    else:
+        text = _txt_text(data, name)
+    course = parse_text(text, name)
+    course.content_hash = content_hash(data)
+    return course
+
+
+def parse_text(text: str, filename: str) -> Course:
+    """Parse course text into a Course; `filename` names errors and supplies a fallback title."""
+    name = Path(filename).name
+    lines = _normalize(text).split("\n")
+    if not any(line.strip() for line in lines):
+        raise ParseError(name, "the file is empty")
+    header, body_start = _read_header(lines)
+    title = header.get("title") or _title_from_filename(name)
+    intro, sections = _split_lessons(lines, body_start, name)
+    lessons = _build_lessons(intro, sections, lines)
+    if not any(lesson.text for lesson in lessons):
+        raise ParseError(name, "the course has no text")
+    return Course(
+        title=title,
+        link=header.get("link") or None,
+        instructor=header.get("instructor") or None,
+        lessons=lessons,
+        source_file=name,
+        content_hash=content_hash(text.encode("utf-8")),
+    )
+
+
+def _normalize(text: str) -> str:
+    """Drop a BOM and unify line endings so every format parses the same way."""
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _read_header(lines: list[str]) -> tuple[dict[str, str], int]:
+    """Read the leading `Course ...:` lines; return them and the index of the first body line."""
+    header: dict[str, str] = {}
+    index = 0
+    while index < len(lines):
+        stripped = lines[index].strip()
+        match = _HEADER.match(stripped)
+        if stripped and not match:
+            break
+        if match:
+            header.setdefault(match.group(1).lower(), match.group(2).strip())
+        index += 1
+    return header, index
+
+
+def _title_from_filename(name: str) -> str:
+    """Turn "intro_to_sql.txt" into "Intro To Sql", keeping words that are already capitalised."""
+    words = re.split(r"[\s_\-.]+", Path(name).stem)
+    return " ".join(word[:1].upper() + word[1:] for word in words if word) or "Untitled Course"
+
+
+def _next_nonblank(lines: list[str], index: int) -> int | None:
+    """Return the index of the first non-blank line at or after `index`, if any."""
+    while index < len(lines):
+        if lines[index].strip():
+            return index
+        index += 1
+    return None
+
+
+def _looks_like_header(lines: list[str], index: int, body_start: int, title: str) -> bool:
+    """Whether an unlinked marker reads as a lesson header rather than a sentence of prose."""
+    after_break = index == body_start or not lines[index - 1].strip()
+    title = title.strip()
+    return after_break and 0 < len(title) <= _MAX_HEADER_TITLE and title[-1] not in ".,;:!"
+
+
+def _split_lessons(lines: list[str], body_start: int, name: str) -> tuple[tuple[int, int], list[_Section]]:
+    """Find the lesson headers; return the intro's line range and one section per lesson."""
+    sections: list[_Section] = []
+    index = body_start
+    while index < len(lines):
+        match = _MARKER.match(lines[index].strip())
+        if not match:
+            index += 1
+            continue
+        number, lesson_title = int(match.group(1)), match.group(2).strip()
+        link_index = _next_nonblank(lines, index + 1)
+        link_match = _LESSON_LINK.match(lines[link_index].strip()) if link_index is not None else None
+        taken = {section.number for section in sections}
+        expected = {max(taken) + 1} if taken else {0, 1}
+        if number in taken and (link_match or _looks_like_header(lines, index, body_start, lesson_title)):
+            raise ParseError(name, f"duplicate lesson number {number}", line=index + 1)
+        if not link_match and number not in expected:
+            index += 1
+            continue
+        link = link_match.group(1).strip() if link_match else ""
+        start = link_index + 1 if link_match else index + 1
+        sections.append(_Section(number, lesson_title or f"Lesson {number}", link or None, index, start))
+        index = start
+    for section, following in zip(sections, sections[1:], strict=False):
+        section.end = following.header_line
+    if sections:
+        sections[-1].end = len(lines)
+    return (body_start, sections[0].header_line if sections else len(lines)), sections
+
+
+def _build_lessons(intro: tuple[int, int], sections: list[_Section], lines: list[str]) -> list[Lesson]:
+    """Make the Lesson list, turning text before the first lesson into an introduction."""
+    intro_text = _join(lines[intro[0] : intro[1]])
+    lessons = [
+        Lesson(number=s.number, title=s.title, link=s.link, text=_join(lines[s.start : s.end]))
+        for s in sections
+    ]
+    if not lessons:
+        # No markers at all: the whole body is one lesson.
+        return [Lesson(number=1, title="Overview", text=intro_text)]
+    if intro_text:
+        explicit_zero = next((lesson for lesson in lessons if lesson.number == 0), None)
+        if explicit_zero is None:
+            lessons.insert(0, Lesson(number=0, title="Introduction", text=intro_text))
+        else:
+            # Keep the text rather than lose it: it belongs with the course's own lesson 0.
+            explicit_zero.text = f"{intro_text}\n\n{explicit_zero.text}".strip()
+    return lessons
+
+
+def _join(lines: list[str]) -> str:
+    """Join lines into text: trailing spaces off, at most one blank line between paragraphs."""
+    text = "\n".join(line.rstrip() for line in lines).strip()
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def _sniff(data: bytes) -> str | None:
+    """Name the binary format whose signature `data` starts with, if any."""
+    return next((label for magic, label in _SIGNATURES if data.startswith(magic)), None)
+
+
+def _txt_text(data: bytes, name: str) -> str:
+    """Decode a text file strictly: UTF-8 (a BOM is fine), no NUL bytes, not a known binary format."""
+    kind = _sniff(data)
+    if kind:
+        raise ParseError(name, f"the file is {kind}, not plain text")
+    nul = data.find(b"\x00")
+    if nul != -1:
+        raise ParseError(name, "not a text file (contains NUL bytes)", line=data[:nul].count(b"\n") + 1)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ParseError(name, f"not valid UTF-8 text (byte {exc.start})", line=line) from exc
+
+
+def _pdf_text(data: bytes, name: str) -> str:
+    """Extract the text of every page of a PDF, joined by newlines."""
+    # The PDF spec lets the header sit anywhere in the first 1024 bytes.
+    if b"%PDF-" not in data[:1024]:
+        kind = _sniff(data)
+        raise ParseError(name, f"not a PDF ({f'the file is {kind}' if kind else 'no %PDF header'})")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise ParseError(name, "the PDF is encrypted with a password")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except ParseError:
+        raise
+    except _PDF_DAMAGE as exc:
+        raise ParseError(name, f"the PDF is damaged or unreadable ({type(exc).__name__})") from exc
+    text = "\n".join(pages)
+    if not text.strip():
+        raise ParseError(name, "the PDF has no extractable text (is it scanned images?)")
+    return text
+
+
+def _docx_text(data: bytes, name: str) -> str:
+    """Extract a Word document's paragraphs (and table rows) in order, one per line."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            if "word/document.xml" not in archive.namelist():
+                raise ParseError(name, "not a Word document (a ZIP archive without word/document.xml)")
+    except zipfile.BadZipFile as exc:
+        kind = _sniff(data)
+        detail = f"the file is {kind}" if kind else "not a ZIP archive"
+        raise ParseError(name, f"not a Word document ({detail})") from exc
+    try:
+        document = docx.Document(io.BytesIO(data))
+        lines: list[str] = []
+        for block in document.iter_inner_content():
+            if isinstance(block, Table):
+                lines.extend(" | ".join(cell.text.strip() for cell in row.cells) for row in block.rows)
+            else:
+                lines.append(block.text)
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, SyntaxError) as exc:
+        # lxml's XMLSyntaxError derives from SyntaxError.
+        raise ParseError(name, f"the Word document is damaged ({type(exc).__name__})") from exc
+    return "\n".join(lines)
