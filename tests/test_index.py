@@ -1,0 +1,290 @@
+"""CourseIndex on a real ChromaDB folder with the real model: search, filters, resolution, crash safety."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from app.config import load_settings
+from app.courses.chunking import chunk_course
+from app.courses.parsing import parse_bytes
+from app.errors import CourseNotFound, LessonNotFound, ServiceUnavailable
+from app.search.index import CourseIndex
+from app.search.sync import Indexer
+
+TEST_COURSES = Path(__file__).resolve().parent / "data" / "courses"
+ALL_TITLES = (
+    "Python Testing with Pytest, Retrieval-Augmented Generation in Practice, Vector Databases from Scratch"
+)
+
+
+def settings_for(root: Path, **overrides):
+    """Settings whose docs, instance folder and index live under `root`."""
+    return load_settings({"docs_dir": root / "docs", "instance_path": root / "instance", **overrides})
+
+
+def course_file(title: str, lessons: dict[int, str], name: str = "course.txt"):
+    """A parsed course with the given lesson texts, as the parser makes it from a TXT file."""
+    lines = [
+        f"Course Title: {title}",
+        f"Course Link: https://example.com/{name}",
+        "Course Instructor: Test Person",
+    ]
+    for number, text in lessons.items():
+        lines += [
+            f"Lesson {number}: Part {number}",
+            f"Lesson Link: https://example.com/{name}/{number}",
+            text,
+        ]
+    return parse_bytes("\n".join(lines).encode(), name)
+
+
+def index_course(index: CourseIndex, course, size: int = 800):
+    """Chunk and upsert a course."""
+    return index.upsert_course(course, chunk_course(course, size, 100))
+
+
+@pytest.fixture(scope="module")
+def library_index(tmp_path_factory) -> CourseIndex:
+    """The three test courses, indexed once for the read-only tests of this module."""
+    root = tmp_path_factory.mktemp("index")
+    shutil.copytree(TEST_COURSES, root / "docs")
+    settings = settings_for(root)
+    index = CourseIndex(settings)
+    report = Indexer(settings, index).sync()
+    assert report.count("added") == 3, report
+    return index
+
+
+@pytest.fixture
+def index(tmp_path) -> CourseIndex:
+    """An empty index of its own."""
+    return CourseIndex(settings_for(tmp_path))
+
+
+ONIONS_V1 = "Caramelized onions need forty minutes of patience over low heat."
+ONIONS_V2 = "Pickled shallots bring sharp acidity to a rich braise."
+
+
+# -- search -----------------------------------------------------------------------------------------
+
+
+def test_search_returns_passages_best_first(library_index):
+    passages = library_index.search("hierarchical navigable small world graph layers")
+    assert 1 <= len(passages) <= 5
+    top = passages[0]
+    assert top.course_title == "Vector Databases from Scratch"
+    assert top.lesson_number == 2
+    assert top.lesson_title == "HNSW Graphs"
+    assert top.lesson_link == "https://example.com/courses/vectordb/lesson-2"
+    assert top.course_link == "https://example.com/courses/vectordb"
+    assert "hierarchical navigable small world" in top.text.lower()
+    assert 0 < top.score <= 1
+    scores = [passage.score for passage in passages]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_k_limits_the_number_of_passages(library_index):
+    assert len(library_index.search("vectors", k=2)) == 2
+
+
+def test_course_filter_accepts_a_loose_name(library_index):
+    passages = library_index.search("fixture scope", course="RAG", k=10)
+    assert passages
+    assert {passage.course_title for passage in passages} == {"Retrieval-Augmented Generation in Practice"}
+
+
+def test_lesson_zero_is_a_lesson(library_index):
+    passages = library_index.search("what this course covers", course="vector databases", lesson=0)
+    assert passages
+    assert {(passage.lesson_number, passage.lesson_title) for passage in passages} == {(0, "Introduction")}
+
+
+def test_lesson_without_a_course_searches_that_lesson_everywhere(library_index):
+    passages = library_index.search("how to check the answers", lesson=4, k=10)
+    assert passages
+    # Only the RAG course has a lesson 4.
+    assert {(p.course_title, p.lesson_number) for p in passages} == {
+        ("Retrieval-Augmented Generation in Practice", 4)
+    }
+
+
+def test_a_lesson_the_course_does_not_have_says_so(library_index):
+    with pytest.raises(LessonNotFound) as caught:
+        library_index.search("anything", course="Vector Databases from Scratch", lesson=9)
+    assert str(caught.value) == "Vector Databases from Scratch has no lesson 9; its lessons are 0–3."
+    assert caught.value.status == 404
+    with pytest.raises(LessonNotFound, match="No course has a lesson 42"):
+        library_index.search("anything", lesson=42)
+
+
+def test_an_unknown_course_lists_the_courses(library_index):
+    with pytest.raises(CourseNotFound) as caught:
+        library_index.search("pods", course="Kubernetes for beginners")
+    assert str(caught.value) == f"No course matches 'Kubernetes for beginners'. Courses are: {ALL_TITLES}."
+
+
+def test_search_in_an_empty_index_finds_nothing(index):
+    assert index.search("anything") == []
+    with pytest.raises(CourseNotFound, match="No courses are indexed"):
+        index.search("anything", course="RAG")
+
+
+# -- course resolution --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("Vector Databases from Scratch", "Vector Databases from Scratch"),
+        ("retrieval-augmented generation in practice", "Retrieval-Augmented Generation in Practice"),
+        ("python-testing-with-pytest", "Python Testing with Pytest"),
+        ("RAG", "Retrieval-Augmented Generation in Practice"),
+        ("the rag course", "Retrieval-Augmented Generation in Practice"),
+        ("vector database", "Vector Databases from Scratch"),
+        ("the vector database class", "Vector Databases from Scratch"),
+        ("testing with pytest", "Python Testing with Pytest"),
+        ("pytest", "Python Testing with Pytest"),
+        # Past every text rule: these resolve by embedding similarity.
+        ("vector DBs", "Vector Databases from Scratch"),
+        ("the pytest one", "Python Testing with Pytest"),
+        ("retrieval augmented gen", "Retrieval-Augmented Generation in Practice"),
+    ],
+)
+def test_names_resolve_to_the_course_they_mean(library_index, name, title):
+    assert library_index.resolve_course(name).title == title
+
+
+@pytest.mark.parametrize(
+    "name", ["Kubernetes for beginners", "cooking pasta", "unit tests", "python programming"]
+)
+def test_unrelated_names_match_nothing(library_index, name):
+    with pytest.raises(CourseNotFound) as caught:
+        library_index.resolve_course(name)
+    assert str(caught.value) == f"No course matches '{name}'. Courses are: {ALL_TITLES}."
+
+
+def test_an_ambiguous_name_lists_the_candidates(index):
+    index_course(index, course_file("Python Basics", {1: "Variables hold values."}, "basics.txt"))
+    index_course(index, course_file("Python Testing with Pytest", {1: "Tests assert things."}, "testing.txt"))
+    index_course(index, course_file("Sourdough Baking", {1: "Starter needs flour."}, "bread.txt"))
+    with pytest.raises(CourseNotFound) as caught:
+        index.resolve_course("python")
+    message = str(caught.value)
+    assert "Python Basics" in message and "Python Testing with Pytest" in message
+    assert "Sourdough" not in message
+
+
+# -- catalog ------------------------------------------------------------------------------------------
+
+
+def test_outline_lists_lessons_with_links(library_index):
+    outline = library_index.outline("RAG")
+    assert outline.title == "Retrieval-Augmented Generation in Practice"
+    assert outline.link == "https://example.com/courses/rag"
+    assert outline.instructor == "Ada Lovelace"
+    assert [lesson.number for lesson in outline.lessons] == [1, 2, 3, 4]
+    assert outline.lessons[1].title == "Chunking Documents"
+    assert outline.lessons[1].link == "https://example.com/courses/rag/lesson-2"
+
+
+def test_courses_are_sorted_records(library_index):
+    records = library_index.courses()
+    assert ", ".join(record.title for record in records) == ALL_TITLES
+    record = library_index.get_course("vector-databases-from-scratch")
+    assert record is not None
+    assert record.source_file == "vector_databases.txt"
+    assert len(record.content_hash) == 64
+    assert record.chunk_count == len(library_index.search("x", course=record.title, k=50))
+    assert library_index.get_course("no-such-course") is None
+    assert library_index.ping() == 3
+    assert library_index.location.startswith("embedded folder ")
+
+
+def test_an_unreachable_server_is_service_unavailable(tmp_path):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    index = CourseIndex(settings_for(tmp_path, chroma_host="127.0.0.1", chroma_port=port))
+    assert index.location == f"ChromaDB server 127.0.0.1:{port}"
+    for call in (index.ping, index.courses, lambda: index.search("anything")):
+        with pytest.raises(ServiceUnavailable, match="The course index is unavailable"):
+            call()
+
+
+# -- writing ------------------------------------------------------------------------------------------
+
+
+def test_upsert_replaces_the_old_version(index):
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}))
+    assert ONIONS_V1 in index.search("onions", course="Kitchen Basics")[0].text
+    record = index_course(
+        index, course_file("Kitchen Basics", {1: ONIONS_V2, 2: "Knives stay sharp on steel."})
+    )
+    assert record.chunk_count == 2
+    texts = [passage.text for passage in index.search("onions", course="Kitchen Basics", k=50)]
+    assert len(texts) == 2
+    assert not any(ONIONS_V1 in text for text in texts)
+    assert any(ONIONS_V2 in text for text in texts)
+    assert index.purge_orphans() == 0
+
+
+def test_rechunking_the_same_version_leaves_no_stale_chunks(index):
+    long_text = " ".join(f"Sentence number {n} talks about stock and broth." for n in range(40))
+    course = course_file("Kitchen Basics", {1: long_text})
+    small = index_course(index, course, size=200)
+    large = index_course(index, course, size=1000)
+    assert small.chunk_count > large.chunk_count
+    assert len(index.search("broth", course="Kitchen Basics", k=50)) == large.chunk_count
+
+
+def test_remove_and_clear(index):
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}, "kitchen.txt"))
+    index_course(index, course_file("Garden Basics", {1: "Tomatoes need sun."}, "garden.txt"))
+    assert index.remove_course("kitchen-basics") is True
+    assert index.remove_course("kitchen-basics") is False
+    assert [record.title for record in index.courses()] == ["Garden Basics"]
+    assert all(passage.course_title == "Garden Basics" for passage in index.search("onions", k=50))
+    index.clear()
+    assert index.ping() == 0
+    assert index.search("tomatoes") == []
+
+
+def test_a_crash_before_the_catalog_flip_keeps_the_old_version(index, monkeypatch):
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}))
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("killed before the flip")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(index, "_flip_catalog", crash)
+        with pytest.raises(RuntimeError):
+            index_course(index, course_file("Kitchen Basics", {1: ONIONS_V2}))
+    # The new chunks are written but invisible: search sees exactly the old version.
+    texts = [passage.text for passage in index.search("onions shallots", k=50)]
+    assert texts and all(ONIONS_V1 in text for text in texts)
+    assert index.purge_orphans() == 1
+    assert [passage.text for passage in index.search("onions shallots", k=50)] == texts
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V2}))
+    assert ONIONS_V2 in index.search("onions shallots")[0].text
+
+
+def test_a_crash_after_the_flip_shows_only_the_new_version(index, monkeypatch):
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}))
+    real_run = index._run
+
+    def crash_on_delete(name, operation, /, **kwargs):
+        if operation == "delete":
+            raise RuntimeError("killed before the old chunks went")
+        return real_run(name, operation, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(index, "_run", crash_on_delete)
+        with pytest.raises(RuntimeError):
+            index_course(index, course_file("Kitchen Basics", {1: ONIONS_V2}))
+    texts = [passage.text for passage in index.search("onions shallots", k=50)]
+    assert texts and all(ONIONS_V2 in text for text in texts)
+    assert index.purge_orphans() == 1

@@ -1,0 +1,305 @@
+"""Indexer.sync on a real docs folder, ChromaDB folder and model: add, change, remove, fail, refuse, lock."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from app.config import load_settings
+from app.courses.parsing import parse_bytes
+from app.errors import AppError, SyncBusy
+from app.search.embeddings import Embedder
+from app.search.index import CourseIndex
+from app.search.models import SyncProgress
+from app.search.sync import Indexer
+
+ONIONS = "Caramelized onions need forty minutes of patience over low heat."
+SHALLOTS = "Pickled shallots bring sharp acidity to a rich braise."
+TOMATOES = "Tomato seedlings want full sun and deep watering."
+
+
+class CountingEmbedder:
+    """Wrap the real embedder and count how many texts it is asked to embed."""
+
+    def __init__(self, inner: Embedder):
+        self.inner = inner
+        self.texts = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Count, then embed."""
+        self.texts += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        """Count, then embed."""
+        self.texts += 1
+        return self.inner.embed_query(text)
+
+
+def course_text(title: str, *lessons: str) -> str:
+    """A TXT course document with one lesson per text."""
+    lines = [f"Course Title: {title}", "Course Instructor: Test Person"]
+    for number, text in enumerate(lessons, start=1):
+        lines += [f"Lesson {number}: Part {number}", f"Lesson Link: https://example.com/{number}", text]
+    return "\n".join(lines) + "\n"
+
+
+class Library:
+    """A docs folder, an index and an indexer under one temp folder."""
+
+    def __init__(self, root: Path):
+        self.docs = root / "docs"
+        self.docs.mkdir()
+        self.settings = load_settings({"docs_dir": self.docs, "instance_path": root / "instance"})
+        self.index = CourseIndex(self.settings)
+        self.indexer = Indexer(self.settings, self.index)
+
+    def write(self, name: str, title: str, *lessons: str) -> Path:
+        """Write a course file into the docs folder."""
+        path = self.docs / name
+        path.write_text(course_text(title, *lessons))
+        return path
+
+    def statuses(self, report) -> dict[str, str]:
+        """File name -> status of a report."""
+        return {result.file: result.status for result in report.results}
+
+    def texts(self, query: str, course: str | None = None) -> list[str]:
+        """Texts of every passage the search returns."""
+        return [passage.text for passage in self.index.search(query, course=course, k=50)]
+
+
+@pytest.fixture
+def lib(tmp_path) -> Library:
+    """An empty library with two courses written but not yet indexed."""
+    library = Library(tmp_path)
+    library.write("garden.txt", "Garden Basics", TOMATOES)
+    library.write("kitchen.txt", "Kitchen Basics", ONIONS)
+    return library
+
+
+def test_add_then_unchanged_files_are_skipped_without_embedding(lib):
+    report = lib.indexer.sync()
+    assert lib.statuses(report) == {"garden.txt": "added", "kitchen.txt": "added"}
+    assert report.chunks == 2 and not report.problems
+    assert [record.title for record in lib.index.courses()] == ["Garden Basics", "Kitchen Basics"]
+    counting = CountingEmbedder(lib.index.embedder)
+    lib.index.embedder = counting
+    again = lib.indexer.sync()
+    assert lib.statuses(again) == {"garden.txt": "unchanged", "kitchen.txt": "unchanged"}
+    assert counting.texts == 0
+
+
+def test_a_changed_file_replaces_its_course(lib):
+    lib.indexer.sync()
+    before = lib.index.get_course("kitchen-basics")
+    lib.write("kitchen.txt", "Kitchen Basics", SHALLOTS)
+    report = lib.indexer.sync()
+    assert lib.statuses(report) == {"garden.txt": "unchanged", "kitchen.txt": "updated"}
+    texts = lib.texts("onions shallots", course="Kitchen Basics")
+    assert texts == [SHALLOTS]
+    after = lib.index.get_course("kitchen-basics")
+    assert after.content_hash != before.content_hash
+
+
+def test_a_removed_file_removes_its_course(lib):
+    lib.indexer.sync()
+    (lib.docs / "kitchen.txt").unlink()
+    report = lib.indexer.sync()
+    removed = [result for result in report.results if result.status == "removed"]
+    assert [(result.file, result.course_title) for result in removed] == [("kitchen.txt", "Kitchen Basics")]
+    assert [record.title for record in lib.index.courses()] == ["Garden Basics"]
+    assert not any(ONIONS in text for text in lib.texts("onions"))
+
+
+def test_a_parse_failure_keeps_the_indexed_version(lib):
+    lib.indexer.sync()
+    (lib.docs / "kitchen.txt").write_bytes(b"Course Title: Kitchen\x00Basics\n")
+    (lib.docs / "broken.txt").write_bytes(b"")
+    report = lib.indexer.sync()
+    failed = {result.file: result for result in report.problems}
+    assert set(failed) == {"broken.txt", "kitchen.txt"}
+    assert all(result.status == "failed" for result in failed.values())
+    assert failed["kitchen.txt"].error.startswith("kitchen.txt: ")
+    assert failed["broken.txt"].error == "broken.txt: the file is empty"
+    assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
+    assert [record.title for record in lib.index.courses()] == ["Garden Basics", "Kitchen Basics"]
+
+
+def test_a_second_file_with_the_same_title_is_refused(lib):
+    lib.write("kitchen-copy.txt", "Kitchen Basics", SHALLOTS)
+    report = lib.indexer.sync()
+    # "kitchen-copy.txt" sorts before "kitchen.txt", so it takes the title and the later file is refused.
+    assert lib.statuses(report)["kitchen-copy.txt"] == "added"
+    refused = report.problems
+    assert [(result.file, result.status) for result in refused] == [("kitchen.txt", "refused")]
+    assert "kitchen.txt" in refused[0].error and "kitchen-copy.txt" in refused[0].error
+
+
+def test_the_file_that_owns_a_title_keeps_it(lib):
+    lib.indexer.sync()
+    lib.write("a-kitchen.txt", "Kitchen Basics", SHALLOTS)
+    report = lib.indexer.sync()
+    assert lib.statuses(report) == {
+        "a-kitchen.txt": "refused",
+        "garden.txt": "unchanged",
+        "kitchen.txt": "unchanged",
+    }
+    assert report.problems[0].error == "a-kitchen.txt: 'Kitchen Basics' is already the course in kitchen.txt"
+    assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
+
+
+def test_a_renamed_file_keeps_its_course(lib):
+    lib.indexer.sync()
+    (lib.docs / "kitchen.txt").rename(lib.docs / "cooking.txt")
+    report = lib.indexer.sync()
+    assert lib.statuses(report) == {"cooking.txt": "updated", "garden.txt": "unchanged"}
+    assert lib.index.get_course("kitchen-basics").source_file == "cooking.txt"
+    assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
+
+
+def test_a_retitled_file_replaces_its_old_course(lib):
+    lib.indexer.sync()
+    lib.write("kitchen.txt", "Cooking Basics", ONIONS)
+    report = lib.indexer.sync()
+    kitchen = [
+        (result.status, result.course_title) for result in report.results if result.file == "kitchen.txt"
+    ]
+    assert kitchen == [("added", "Cooking Basics"), ("removed", "Kitchen Basics")]
+    assert [record.title for record in lib.index.courses()] == ["Cooking Basics", "Garden Basics"]
+
+
+def test_rebuild_starts_clean(lib):
+    lib.indexer.sync()
+    report = lib.indexer.sync(rebuild=True)
+    assert report.rebuild is True
+    assert lib.statuses(report) == {"garden.txt": "added", "kitchen.txt": "added"}
+    assert lib.index.ping() == 2
+    assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
+
+
+def test_only_course_documents_are_synced(lib):
+    (lib.docs / "README.md").write_text("# notes\n")
+    (lib.docs / "readme.txt").write_text("Not a course.\n")
+    (lib.docs / ".hidden.txt").write_text(course_text("Hidden", "secret"))
+    (lib.docs / "notes.md").write_text("notes\n")
+    (lib.docs / "sub.txt").mkdir()
+    assert [path.name for path in lib.indexer.supported_files()] == ["garden.txt", "kitchen.txt"]
+
+
+def test_progress_is_reported_before_and_after_each_file(lib):
+    lib.indexer.sync()
+    (lib.docs / "garden.txt").unlink()
+    events: list[SyncProgress] = []
+    lib.indexer.sync(progress=events.append)
+    assert [(event.done, event.total, event.current_file) for event in events] == [
+        (0, 2, "kitchen.txt"),
+        (1, 2, "kitchen.txt"),
+        (1, 2, "garden.txt"),
+        (2, 2, "garden.txt"),
+    ]
+    assert [event.result.status if event.result else None for event in events] == [
+        None,
+        "unchanged",
+        None,
+        "removed",
+    ]
+
+
+def test_a_sync_that_dies_mid_course_leaves_the_old_version_and_the_next_sync_finishes(lib, monkeypatch):
+    lib.indexer.sync()
+    lib.write("kitchen.txt", "Kitchen Basics", SHALLOTS)
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt("killed between writing the chunks and flipping the catalog")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(lib.index, "_flip_catalog", killed)
+        with pytest.raises(KeyboardInterrupt):
+            lib.indexer.sync()
+    assert lib.texts("onions shallots", course="Kitchen Basics") == [ONIONS]
+    report = lib.indexer.sync()
+    assert lib.statuses(report) == {"garden.txt": "unchanged", "kitchen.txt": "updated"}
+    assert lib.texts("onions shallots", course="Kitchen Basics") == [SHALLOTS]
+    assert lib.index.purge_orphans() == 0
+
+
+def test_a_second_sync_is_refused_while_one_runs(lib):
+    running, release = threading.Event(), threading.Event()
+    outcome: dict[str, object] = {}
+
+    def hold(event: SyncProgress) -> None:
+        if event.done == 0:
+            running.set()
+            release.wait(timeout=60)
+
+    def first() -> None:
+        outcome["report"] = lib.indexer.sync(progress=hold)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    try:
+        assert running.wait(timeout=60)
+        other = Indexer(lib.settings, CourseIndex(lib.settings))
+        with pytest.raises(SyncBusy) as caught:
+            other.sync(wait=False)
+        assert caught.value.status == 409
+        assert str(os.getpid()) in caught.value.detail
+    finally:
+        release.set()
+        thread.join()
+    assert lib.statuses(outcome["report"]) == {"garden.txt": "added", "kitchen.txt": "added"}
+    assert lib.statuses(other.sync(wait=False)) == {"garden.txt": "unchanged", "kitchen.txt": "unchanged"}
+
+
+def test_a_lock_held_by_a_dead_process_is_not_stale(lib):
+    lock = lib.indexer.lock_path
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys\n"
+            f"fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            "print('locked', flush=True)\n"
+            "sys.stdin.read()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(SyncBusy):
+            lib.indexer.sync(wait=False)
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=30)
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+    report = lib.indexer.sync(wait=False)
+    assert lib.statuses(report) == {"garden.txt": "added", "kitchen.txt": "added"}
+    assert lock.read_text().strip() == str(os.getpid())
+
+
+def test_check_upload_refuses_a_title_another_file_holds(lib):
+    lib.indexer.sync()
+    same_title_other_file = parse_bytes(course_text("Kitchen Basics", SHALLOTS).encode(), "new-kitchen.txt")
+    with pytest.raises(AppError) as caught:
+        lib.indexer.check_upload(same_title_other_file)
+    assert caught.value.status == 409
+    assert str(caught.value) == "'Kitchen Basics' is already the course in kitchen.txt"
+    # Replacing the same file is an update, and a new title is simply new.
+    lib.indexer.check_upload(parse_bytes(course_text("Kitchen Basics", SHALLOTS).encode(), "kitchen.txt"))
+    lib.indexer.check_upload(parse_bytes(course_text("Bread Basics", SHALLOTS).encode(), "bread.txt"))
+    # A title whose file has left the folder is free to take.
+    (lib.docs / "kitchen.txt").unlink()
+    lib.indexer.check_upload(same_title_other_file)
