@@ -1,0 +1,41 @@
+"""The Assistant: one entry point that answers with Claude when a key is set, else extractively."""
+
+from __future__ import annotations
+
+from app.assistant.claude import ClaudeAnswerer
+from app.assistant.extractive import ExtractiveAnswerer
+from app.assistant.models import Answer, Exchange
+from app.assistant.tools import ToolBox
+from app.config import Settings
+from app.errors import BadRequest
+from app.search.embeddings import get_embedder
+
+
+class Assistant:
+    """Answer questions about the indexed courses; `mode` says how ('claude' or 'extractive')."""
+
+    def __init__(self, settings: Settings, index):
+        self.settings = settings
+        self.toolbox = ToolBox(index, max_results=settings.max_results)
+        self.mode = settings.mode
+        self._answerer: ClaudeAnswerer | ExtractiveAnswerer
+        if self.mode == "claude":
+            self._answerer = ClaudeAnswerer(settings, self.toolbox)
+        else:
+            self._answerer = ExtractiveAnswerer(self.toolbox, get_embedder(settings.embedding_model))
+
+    @property
+    def model(self) -> str | None:
+        """The Claude model id, or None in extractive mode."""
+        return self.settings.anthropic_model if self.mode == "claude" else None
+
+    def answer(self, question: str, history: list[Exchange] | None = None) -> Answer:
+        """Answer a question given the recent exchanges (trimmed to MAX_HISTORY)."""
+        question = question.strip()
+        if not question:
+            raise BadRequest("Please type a question.")
+        if len(question) > self.settings.max_question_chars:
+            raise BadRequest(f"Questions are limited to {self.settings.max_question_chars} characters.")
+        keep = self.settings.max_history
+        recent = list(history or [])[-keep:] if keep else []
+        return self._answerer.answer(question, recent)

@@ -1,0 +1,229 @@
+"""The assistant's tools: their schemas, and running them into text for the model plus Sources."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.assistant.models import Source
+from app.errors import BadRequest, NotFound
+from app.search.models import Outline, Passage
+
+SEARCH_TOOL = "search_course_content"
+OUTLINE_TOOL = "get_course_outline"
+SNIPPET_CHARS = 200
+
+TOOL_SCHEMAS: list[dict[str, Any]] = [
+    {
+        "name": SEARCH_TOOL,
+        "description": (
+            "Search the course materials (lesson transcripts and notes) for passages relevant to a query. "
+            "Use it for questions about what the courses teach: concepts, explanations, examples, details "
+            "of a lesson. Returns the best-matching passages, each headed with its course and lesson. "
+            "Optionally restrict the search to one course (a full or partial title, e.g. 'RAG' or "
+            "'vector databases') and to one lesson number of that course. Do not use it for general "
+            "knowledge questions that are not about the course materials."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "What to look for, phrased as the topic or question itself.",
+                },
+                "course_name": {
+                    "type": "string",
+                    "description": "Only search this course: its title or a distinctive part of it.",
+                },
+                "lesson_number": {
+                    "type": "integer",
+                    "description": "Only search this lesson number (lesson 0 is the introduction).",
+                },
+            },
+            "required": ["query"],
+        },
+    },
+    {
+        "name": OUTLINE_TOOL,
+        "description": (
+            "Get a course's outline: its title, link, instructor and the numbered list of lessons with "
+            "their titles and links. Use it for questions about a course's structure, syllabus, lesson "
+            "list, how many lessons it has, or what lesson N is called."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "course_name": {
+                    "type": "string",
+                    "description": "The course: its title or a distinctive part of it.",
+                },
+            },
+            "required": ["course_name"],
+        },
+    },
+]
+
+
+@dataclass
+class ToolResult:
+    """What one tool call produced: text for the model, the sources it drew on, and the raw data."""
+
+    text: str
+    sources: list[Source] = field(default_factory=list)
+    is_error: bool = False
+    passages: list[Passage] = field(default_factory=list)
+    outline: Outline | None = None
+
+
+class SourceCollector:
+    """The sources of one answer: de-duplicated by (course, lesson), in order of first use."""
+
+    def __init__(self) -> None:
+        self._sources: dict[tuple[str, int | None], Source] = {}
+
+    def add(self, sources: list[Source]) -> None:
+        """Keep each (course, lesson) the first time it is seen."""
+        for source in sources:
+            self._sources.setdefault((source.course_title, source.lesson_number), source)
+
+    @property
+    def sources(self) -> list[Source]:
+        """The collected sources, first used first."""
+        return list(self._sources.values())
+
+
+def lesson_label(course_title: str, lesson_number: int, lesson_title: str) -> str:
+    """`Course – Lesson n: title` (en dash), the way sources and passages are headed."""
+    return f"{course_title} – Lesson {lesson_number}: {lesson_title}"
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """The start of a passage, cut at a word boundary."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def passage_source(passage: Passage) -> Source:
+    """The Source for a search hit: its lesson, links and a snippet."""
+    return Source(
+        label=lesson_label(passage.course_title, passage.lesson_number, passage.lesson_title),
+        course_title=passage.course_title,
+        lesson_number=passage.lesson_number,
+        lesson_title=passage.lesson_title,
+        course_link=passage.course_link,
+        lesson_link=passage.lesson_link,
+        snippet=snippet(passage.text),
+    )
+
+
+def outline_source(outline: Outline) -> Source:
+    """The Source for an outline: the course itself, with its link."""
+    lessons = len(outline.lessons)
+    return Source(
+        label=outline.title,
+        course_title=outline.title,
+        course_link=outline.link,
+        snippet=f"Course outline: {lessons} lesson{'s' if lessons != 1 else ''}.",
+    )
+
+
+def format_passages(passages: list[Passage]) -> str:
+    """Passages as the model reads them: each headed `[Course – Lesson n: title]`."""
+    blocks = [
+        f"[{lesson_label(p.course_title, p.lesson_number, p.lesson_title)}]\n{p.text.strip()}"
+        for p in passages
+    ]
+    return "\n\n".join(blocks)
+
+
+def format_outline(outline: Outline) -> str:
+    """An outline as plain text for the model: title, link, instructor, numbered lessons with links."""
+    lines = [f"Course: {outline.title}"]
+    if outline.link:
+        lines.append(f"Link: {outline.link}")
+    if outline.instructor:
+        lines.append(f"Instructor: {outline.instructor}")
+    lines.append(f"Lessons ({len(outline.lessons)}):")
+    for lesson in outline.lessons:
+        link = f" — {lesson.link}" if lesson.link else ""
+        lines.append(f"  Lesson {lesson.number}: {lesson.title}{link}")
+    return "\n".join(lines)
+
+
+def _text(value: Any, name: str, required: bool) -> str | None:
+    """A string argument, stripped; None when optional and absent or blank."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise BadRequest(f"Missing required argument '{name}'.")
+        return None
+    if not isinstance(value, str):
+        raise BadRequest(f"Argument '{name}' must be a string.")
+    return value.strip()
+
+
+def _lesson(value: Any) -> int | None:
+    """An optional lesson number; a numeric string is accepted, a bool or fraction is not."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise BadRequest("Argument 'lesson_number' must be an integer.")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise BadRequest("Argument 'lesson_number' must be an integer.")
+
+
+class ToolBox:
+    """Runs the assistant's tools against a CourseIndex; holds no per-request state."""
+
+    schemas = TOOL_SCHEMAS
+
+    def __init__(self, index, max_results: int | None = None):
+        self.index = index
+        self.max_results = max_results
+
+    def run(self, name: str, arguments: Any) -> ToolResult:
+        """Run a tool by name; unknown tools, bad arguments and unknown courses come back as errors."""
+        if not isinstance(arguments, dict):
+            return ToolResult(f"Tool input must be an object, got {type(arguments).__name__}.", is_error=True)
+        try:
+            if name == SEARCH_TOOL:
+                return self.search(
+                    _text(arguments.get("query"), "query", required=True),
+                    _text(arguments.get("course_name"), "course_name", required=False),
+                    _lesson(arguments.get("lesson_number")),
+                )
+            if name == OUTLINE_TOOL:
+                return self.outline(_text(arguments.get("course_name"), "course_name", required=True))
+        except (BadRequest, NotFound) as exc:
+            # The model reads the message (e.g. the list of courses) and can try again.
+            return ToolResult(exc.message, is_error=True)
+        return ToolResult(
+            f"Unknown tool '{name}'. Available tools: {SEARCH_TOOL}, {OUTLINE_TOOL}.", is_error=True
+        )
+
+    def search(
+        self, query: str, course_name: str | None = None, lesson_number: int | None = None
+    ) -> ToolResult:
+        """Search passages; raises CourseNotFound / LessonNotFound from the index."""
+        passages = self.index.search(query, course=course_name, lesson=lesson_number, k=self.max_results)
+        if not passages:
+            where = ""
+            if course_name:
+                where = f" in the course '{course_name}'"
+            if lesson_number is not None:
+                where += f"{' ' if where else ' in '}lesson {lesson_number}"
+            return ToolResult(f"No course content found for '{query}'{where}.")
+        sources = [passage_source(passage) for passage in passages]
+        return ToolResult(format_passages(passages), sources=sources, passages=passages)
+
+    def outline(self, course_name: str) -> ToolResult:
+        """A course's outline; raises CourseNotFound from the index."""
+        outline = self.index.outline(course_name)
+        return ToolResult(format_outline(outline), sources=[outline_source(outline)], outline=outline)

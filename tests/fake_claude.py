@@ -1,0 +1,218 @@
+"""A scripted Anthropic Messages API on 127.0.0.1 that the real SDK talks to over HTTP."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_TEXT = "ok"
+
+# Messages API error type per HTTP status, used when a test does not name one.
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+@dataclass
+class Reply:
+    """One scripted reply: a message body, an error, or a hold before answering."""
+
+    status: int = 200
+    body: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    hold: float = 0.0
+
+
+class FakeClaude:
+    """A Messages API server that answers from a queue of scripted replies and records every request."""
+
+    def __init__(self, usage: dict[str, int] | None = None):
+        self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        self.usage = usage or {
+            "input_tokens": 100,
+            "output_tokens": 20,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 80,
+        }
+        self._queue: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._release = threading.Event()
+        self._ids = itertools.count(1)
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------------------
+
+    def start(self) -> FakeClaude:
+        """Listen on a free loopback port in a background thread."""
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-claude", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Release held requests and shut the server down."""
+        self._release.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._thread.join()
+            self._server = None
+
+    @property
+    def url(self) -> str:
+        """The base URL to hand the SDK (`ANTHROPIC_BASE_URL`)."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def release(self) -> None:
+        """Let every held (hanging) request answer now."""
+        self._release.set()
+
+    # -- scripting -------------------------------------------------------------------------------------------
+
+    def enqueue_text(self, text: str) -> None:
+        """Reply once with a final text message (stop_reason "end_turn")."""
+        self._queue_reply(Reply(body=self._message([{"type": "text", "text": text}], "end_turn")))
+
+    def enqueue_tool_use(
+        self, name: str, input: dict[str, Any], id: str | None = None, text: str = ""
+    ) -> None:
+        """Reply once with one tool_use block (stop_reason "tool_use")."""
+        self.enqueue_tool_uses([(name, input, id)] if id else [(name, input)], text=text)
+
+    def enqueue_tool_uses(self, calls: list[tuple], text: str = "") -> None:
+        """Reply once with several tool_use blocks in one turn: `[(name, input), (name, input, id), ...]`."""
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        for call in calls:
+            name, input_ = call[0], call[1]
+            tool_id = call[2] if len(call) > 2 else f"toolu_{next(self._ids):04d}"
+            content.append({"type": "tool_use", "id": tool_id, "name": name, "input": input_})
+        self._queue_reply(Reply(body=self._message(content, "tool_use")))
+
+    def enqueue_message(self, content: list[dict[str, Any]], stop_reason: str = "end_turn") -> None:
+        """Reply once with arbitrary content blocks and stop reason."""
+        self._queue_reply(Reply(body=self._message(content, stop_reason)))
+
+    def enqueue_error(
+        self,
+        status: int,
+        message: str = "Scripted error.",
+        type: str | None = None,
+        *,
+        should_retry: bool | None = None,
+        times: int = 1,
+    ) -> None:
+        """Reply `times` times with an API error; retries by the SDK are instant (retry-after-ms: 1)."""
+        error_type = type or ERROR_TYPES.get(status, "api_error")
+        # The SDK treats retry-after-ms 0 as "unspecified" and backs off exponentially; 1 ms keeps tests fast.
+        headers = {"retry-after-ms": "1", "request-id": "req_fake"}
+        if should_retry is not None:
+            headers["x-should-retry"] = "true" if should_retry else "false"
+        body = {"type": "error", "error": {"type": error_type, "message": message}}
+        for _ in range(times):
+            self._queue_reply(Reply(status=status, body=body, headers=headers))
+
+    def enqueue_hang(self, seconds: float, text: str = DEFAULT_TEXT) -> None:
+        """Hold the next request up to `seconds` (cut short by release() or stop()), then answer `text`."""
+        reply = Reply(body=self._message([{"type": "text", "text": text}], "end_turn"), hold=seconds)
+        self._queue_reply(reply)
+
+    enqueue_delay = enqueue_hang
+
+    @property
+    def pending(self) -> int:
+        """Scripted replies not yet consumed."""
+        with self._lock:
+            return len(self._queue)
+
+    # -- internals -------------------------------------------------------------------------------------------
+
+    def _queue_reply(self, reply: Reply) -> None:
+        """Append a reply to the script."""
+        with self._lock:
+            self._queue.append(reply)
+
+    def _next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        """Record a request and pop its scripted reply (a default text when the script is empty)."""
+        with self._lock:
+            self.requests.append(body)
+            self.request_headers.append(headers)
+            if self._queue:
+                return self._queue.popleft()
+        return Reply(body=self._message([{"type": "text", "text": DEFAULT_TEXT}], "end_turn"))
+
+    def _message(self, content: list[dict[str, Any]], stop_reason: str) -> dict[str, Any]:
+        """A Messages API response body; the model is filled in from the request."""
+        return {
+            "id": f"msg_fake_{next(self._ids):04d}",
+            "type": "message",
+            "role": "assistant",
+            "model": None,
+            "content": content,
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": dict(self.usage),
+        }
+
+
+def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
+    """A request handler class bound to one FakeClaude."""
+
+    class Handler(BaseHTTPRequestHandler):
+        """Serve POST /v1/messages from the script; anything else is a 404 API error."""
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            """Answer a Messages API call."""
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length)
+            if self.path.split("?")[0] != "/v1/messages":
+                self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+                return
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                self._send(
+                    400, {"type": "error", "error": {"type": "invalid_request_error", "message": "bad JSON"}}
+                )
+                return
+            reply = fake._next_reply(body, {key.lower(): value for key, value in self.headers.items()})
+            if reply.hold:
+                fake._release.wait(reply.hold)
+            payload = dict(reply.body)
+            if payload.get("type") == "message":
+                payload["model"] = body.get("model", "claude-fake")
+            self._send(reply.status, payload, reply.headers)
+
+        def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            """Write a JSON response; a client that already gave up (timeout) is not an error."""
+            data = json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            """Keep test output quiet."""
+
+    return Handler

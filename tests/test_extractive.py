@@ -1,0 +1,172 @@
+"""Extractive mode (no API key): the tool chosen from the question, the best sentences, the same sources."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.assistant.extractive import NO_MATCH, lesson_number, wants_outline
+from app.errors import BadRequest
+
+RAG = "Retrieval-Augmented Generation in Practice"
+VECTOR = "Vector Databases from Scratch"
+PYTEST = "Python Testing with Pytest"
+MODE_LINE = "_No language model is configured; "
+
+
+@pytest.fixture
+def assistant(services):
+    """The Assistant of an app without an API key."""
+    return services.assistant
+
+
+def test_the_assistant_reports_extractive_mode_without_a_model(assistant):
+    assert assistant.mode == "extractive"
+    assert assistant.model is None
+
+
+def test_search_answer_quotes_the_best_sentences_under_the_mode_line(assistant):
+    answer = assistant.answer("What is sentence-aware chunking?", [])
+
+    first_line, _, body = answer.markdown.partition("\n\n")
+    assert first_line.startswith(MODE_LINE) and first_line.endswith("_")
+    assert body.startswith(f"**{RAG} – Lesson 2: Chunking Documents**\n\n")
+    assert "sentence-aware chunking, packs whole sentences into each chunk" in body
+    assert answer.mode == "extractive" and answer.tool_rounds == 1
+    assert answer.sources[0].label == f"{RAG} – Lesson 2: Chunking Documents"
+    assert answer.sources[0].lesson_link == "https://example.com/courses/rag/lesson-2"
+    # Every quoted group is one of the sources, in the same order.
+    headings = [line.strip("*") for line in body.splitlines() if line.startswith("**")]
+    assert headings == [source.label for source in answer.sources]
+
+
+def test_course_and_lesson_named_in_the_question_become_filters(assistant):
+    answer = assistant.answer("What does lesson 3 of the RAG course say about similarity?", [])
+
+    assert [(s.course_title, s.lesson_number) for s in answer.sources] == [(RAG, 3)]
+    assert "cosine similarity" in answer.markdown
+
+
+def test_a_course_echoed_by_its_title_words_becomes_a_filter(assistant):
+    plan = assistant._answerer.plan("How do Vector Databases from Scratch store metadata?")
+
+    assert plan.course is not None and plan.course.title == VECTOR
+    assert plan.lesson is None and not plan.outline
+
+
+@pytest.mark.parametrize(
+    ("question", "title"),
+    [
+        ("What is covered in the RAG course?", RAG),
+        ("Show me the outline of the vector database class", VECTOR),
+        ("What does lesson 2 of the Python Testing with Pytest course say about scope?", PYTEST),
+        ('Summarise "Retrieval-Augmented Generation in Practice"', RAG),
+        ("How do I mock the base class in a test?", None),
+        ("What is cosine similarity?", None),
+    ],
+)
+def test_the_course_named_in_a_question_is_found_without_guessing(assistant, question, title):
+    plan = assistant._answerer.plan(question)
+
+    assert (plan.course.title if plan.course else None) == title
+    assert plan.course_error is None
+
+
+def test_a_question_echoing_two_courses_searches_all_of_them(assistant):
+    plan = assistant._answerer.plan("How does RAG use vector databases?")
+
+    assert plan.course is None
+
+
+def test_a_quoted_term_is_not_mistaken_for_a_missing_course(assistant):
+    answer = assistant.answer('What does "fixture scope" mean?', [])
+
+    assert answer.sources[0].label == f"{PYTEST} – Lesson 2: Fixtures"
+    assert "The fixture scope decides how often the fixture is created" in answer.markdown
+
+
+def test_a_named_course_that_does_not_exist_lists_the_courses(assistant):
+    answer = assistant.answer("What does the Kubernetes course say about pods?", [])
+
+    assert answer.markdown.startswith(MODE_LINE)
+    assert "No course matches 'Kubernetes'" in answer.markdown
+    for title in (RAG, VECTOR, PYTEST):
+        assert title in answer.markdown
+    assert answer.sources == []
+
+
+def test_a_missing_lesson_says_which_lessons_exist(assistant):
+    answer = assistant.answer("What is in lesson 9 of the RAG course?", [])
+
+    assert f"{RAG} has no lesson 9" in answer.markdown
+    assert answer.sources == []
+
+
+def test_outline_question_renders_the_outline_as_a_markdown_list(assistant):
+    answer = assistant.answer("What is the outline of the vector databases course?", [])
+
+    assert answer.markdown.startswith(MODE_LINE)
+    assert f"**[{VECTOR}](https://example.com/courses/vectordb)**" in answer.markdown
+    assert "Instructor: Grace Hopper" in answer.markdown
+    lessons = [line for line in answer.markdown.splitlines() if line.startswith("- Lesson")]
+    assert lessons == [
+        "- Lesson 0: [Introduction](https://example.com/courses/vectordb/lesson-0)",
+        "- Lesson 1: [Approximate Nearest Neighbours](https://example.com/courses/vectordb/lesson-1)",
+        "- Lesson 2: [HNSW Graphs](https://example.com/courses/vectordb/lesson-2)",
+        "- Lesson 3: [Filtering and Metadata](https://example.com/courses/vectordb/lesson-3)",
+    ]
+    [source] = answer.sources
+    assert (source.label, source.lesson_number, source.link) == (
+        VECTOR,
+        None,
+        "https://example.com/courses/vectordb",
+    )
+
+
+def test_outline_question_without_a_course_lists_the_courses(assistant):
+    answer = assistant.answer("Which lessons are there?", [])
+
+    assert "Which course?" in answer.markdown
+    assert "- [Python Testing with Pytest](https://example.com/courses/pytest) (3 lessons)" in answer.markdown
+    assert answer.sources == []
+
+
+@pytest.mark.parametrize("question", ["What is the capital of France?", "How do I bake sourdough bread?"])
+def test_a_question_the_courses_do_not_cover_says_nothing_matched(assistant, question):
+    answer = assistant.answer(question, [])
+
+    assert answer.markdown.startswith(MODE_LINE)
+    assert answer.markdown.endswith(NO_MATCH)
+    assert answer.sources == []
+
+
+def test_overlapping_chunks_never_quote_a_sentence_twice(assistant):
+    answer = assistant.answer("How does HNSW search the graph layers?", [])
+
+    sentences = [s for s in answer.markdown.replace(" … ", " ").split(". ") if len(s) > 20]
+    assert len(sentences) == len(set(sentences))
+    assert answer.sources[0].label == f"{VECTOR} – Lesson 2: HNSW Graphs"
+
+
+@pytest.mark.parametrize(
+    ("question", "outline", "lesson"),
+    [
+        ("What is the outline of the RAG course?", True, None),
+        ("Show me the syllabus for pytest", True, None),
+        ("How many lessons does the vector databases course have?", True, None),
+        ("What does the pytest course cover?", True, None),
+        ("What does lesson 2 of the pytest course cover?", False, 2),
+        ("Summarise Lesson two of RAG", False, 2),
+        ("What do the lessons say about recall at k?", False, None),
+        ("Explain cosine similarity", False, None),
+        ("What is in lesson #0 of the vector course?", False, 0),
+    ],
+)
+def test_question_words_pick_the_tool_and_the_lesson(question, outline, lesson):
+    assert wants_outline(question) is outline
+    assert lesson_number(question) == lesson
+
+
+@pytest.mark.parametrize("question", ["", "   ", "x" * 2001])
+def test_blank_or_overlong_questions_are_refused(assistant, question):
+    with pytest.raises(BadRequest):
+        assistant.answer(question, [])
