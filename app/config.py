@@ -21,7 +21,11 @@ class Settings(BaseSettings):
     """Every knob of the app, each one an environment variable of the same name."""
 
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+        env_file=".env",
+        env_file_encoding="utf-8",
+        env_ignore_empty=True,
+        extra="ignore",
+        case_sensitive=False,
     )
 
     secret_key: str | None = None
