@@ -58,7 +58,10 @@ class Embedder:
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             # Imported here so that importing the app never pulls in torch (a gunicorn master stays light).
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
 
+            # The weight-loading progress bar would clutter the CLI and server logs on every start.
+            transformers_logging.disable_progress_bar()
             path = resolve_model_path(self.name)
             try:
                 self._model = SentenceTransformer(path, device="cpu")
