@@ -1,0 +1,174 @@
+"""The JSON API (query, courses, search) and the health checks; no cookies, so no CSRF."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, jsonify, request
+from itsdangerous import BadSignature, URLSafeSerializer
+
+from app.assistant.models import Exchange, Source
+from app.errors import AppError, BadRequest, ServiceUnavailable
+from app.extensions import csrf, limiter
+from app.services import services, settings
+from app.web.history import decode_exchanges, encode_exchanges
+
+bp = Blueprint("api", __name__)
+csrf.exempt(bp)
+
+SESSION_SALT = "api-session"
+MAX_K = 50
+
+
+@bp.post("/api/query")
+@limiter.limit(lambda: settings().ratelimit_ask)
+def query():
+    """Answer `query`, continuing the conversation carried by `session_id` when given."""
+    body = _json_object()
+    question = _required_text(body.get("query"), "query")
+    history = _load_session(body.get("session_id"))
+    max_history = settings().max_history
+    answer = services().assistant.answer(question, history[-max_history:] if max_history else [])
+    exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
+    history = [*history, exchange][-max_history:] if max_history else []
+    return jsonify(
+        answer=answer.markdown,
+        sources=[short_label(source) for source in answer.sources],
+        citations=[
+            {
+                "label": source.label,
+                "course": source.course_title,
+                "lesson": source.lesson_number,
+                "lesson_title": source.lesson_title,
+                "link": source.link,
+            }
+            for source in answer.sources
+        ],
+        session_id=_serializer().dumps(encode_exchanges(history)),
+    )
+
+
+@bp.get("/api/courses")
+def courses():
+    """Every indexed course with its lessons."""
+    records = services().index.courses()
+    return jsonify(
+        total_courses=len(records),
+        course_titles=[record.title for record in records],
+        courses=[
+            {
+                "title": record.title,
+                "link": record.link,
+                "instructor": record.instructor,
+                "lessons": [lesson.model_dump() for lesson in record.lessons],
+            }
+            for record in records
+        ],
+    )
+
+
+@bp.get("/api/search")
+def search():
+    """Passages matching `q`, optionally within a course and lesson, at most `k`."""
+    text = _required_text(request.args.get("q"), "q")
+    course = request.args.get("course", "").strip() or None
+    lesson = _int_arg("lesson", minimum=0)
+    k = _int_arg("k", minimum=1, maximum=MAX_K)
+    passages = services().index.search(text, course=course, lesson=lesson, k=k)
+    return jsonify(
+        results=[
+            passage.model_dump(
+                include={
+                    "course_title",
+                    "lesson_number",
+                    "lesson_title",
+                    "lesson_link",
+                    "chunk_index",
+                    "score",
+                    "text",
+                }
+            )
+            for passage in passages
+        ]
+    )
+
+
+@bp.get("/healthz")
+def healthz():
+    """The process is up."""
+    return jsonify(status="ok")
+
+
+@bp.get("/readyz")
+def readyz():
+    """The index answers; 503 when it does not."""
+    try:
+        count = services().index.ping()
+    except AppError:
+        raise
+    except Exception as exc:  # a backend failing in a way the index did not foresee is still "not ready"
+        current_app.logger.warning("readyz: index not ready: %s", exc)
+        raise ServiceUnavailable("The course index is not answering.", detail=type(exc).__name__) from exc
+    return jsonify(status="ready", courses=count)
+
+
+def short_label(source: Source) -> str:
+    """The original string form of a source: "Course – Lesson n"."""
+    if source.lesson_number is None:
+        return source.course_title
+    return f"{source.course_title} – Lesson {source.lesson_number}"
+
+
+def _serializer() -> URLSafeSerializer:
+    """Signs and checks the session_id tokens."""
+    return URLSafeSerializer(current_app.secret_key, salt=SESSION_SALT)
+
+
+def _load_session(token: Any) -> list[Exchange]:
+    """The history a session_id carries; a tampered or malformed one is refused."""
+    if token is None or token == "":
+        return []
+    if not isinstance(token, str):
+        raise BadRequest("Invalid session_id.", detail="session_id must be a string returned by this API.")
+    try:
+        return decode_exchanges(_serializer().loads(token))
+    except (BadSignature, ValueError) as exc:
+        raise BadRequest(
+            "Invalid session_id.", detail="The session_id was not issued by this server."
+        ) from exc
+
+
+def _json_object() -> dict[str, Any]:
+    """The request body as a JSON object, or a 400."""
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise BadRequest(
+            "Expected a JSON object.",
+            detail='Send Content-Type: application/json and a body like {"query": "..."}.',
+        )
+    return body
+
+
+def _required_text(value: Any, name: str) -> str:
+    """A non-empty string of at most MAX_QUESTION_CHARS characters, or a 400 naming the field."""
+    if not isinstance(value, str) or not value.strip():
+        raise BadRequest(f"Missing {name}.", detail=f"'{name}' must be a non-empty string.")
+    limit = settings().max_question_chars
+    if len(value.strip()) > limit:
+        raise BadRequest(f"{name} is too long.", detail=f"'{name}' can be up to {limit} characters.")
+    return value.strip()
+
+
+def _int_arg(name: str, minimum: int, maximum: int | None = None) -> int | None:
+    """An optional integer query argument within bounds, or a 400 naming it."""
+    raw = request.args.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"Bad {name}.", detail=f"'{name}' must be a whole number.") from None
+    if value < minimum or (maximum is not None and value > maximum):
+        bounds = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
+        raise BadRequest(f"Bad {name}.", detail=f"'{name}' must be {bounds}.")
+    return value

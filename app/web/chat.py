@@ -1,0 +1,150 @@
+"""The chat blueprint: the page, asking a question, a new conversation, the theme switch."""
+
+from __future__ import annotations
+
+from flask import Blueprint, redirect, render_template, request, session, url_for
+
+from app.assistant.models import Exchange
+from app.errors import AppError, BadRequest
+from app.extensions import limiter
+from app.search.models import CourseRecord
+from app.services import services, settings
+from app.web.history import History, clear_history, load_history, save_history
+from app.web.htmx import is_htmx
+from app.web.markdown import render_markdown, safe_url
+
+bp = Blueprint("chat", __name__)
+
+THEMES = ("auto", "light", "dark")
+
+
+@bp.app_template_filter("markdown")
+def markdown_filter(text: str):
+    """Jinja filter: markdown to sanitized HTML."""
+    return render_markdown(text)
+
+
+@bp.app_template_filter("safe_url")
+def safe_url_filter(url: str | None) -> str | None:
+    """Jinja filter: the URL if it is a plain http(s) link, else None."""
+    return safe_url(url)
+
+
+@bp.app_context_processor
+def inject_theme() -> dict:
+    """Give every page the visitor's theme choice."""
+    theme = session.get("theme")
+    return {"theme": theme if theme in THEMES else "auto"}
+
+
+@bp.get("/")
+def index():
+    """The chat page: courses, suggestions, the conversation so far and the question form."""
+    return _page(load_history())
+
+
+@bp.post("/ask")
+@limiter.limit(lambda: settings().ratelimit_ask)
+def ask():
+    """Answer a question: a fragment for htmx, else store it and go back to the page."""
+    question = request.form.get("question", "").replace("\r\n", "\n").strip()
+    problem = question_problem(question)
+    if problem:
+        if is_htmx():
+            return render_template(
+                "_ask_form.html", oob=True, error=problem, value=question, **_form_context()
+            )
+        return _page(load_history(), form_error=problem, form_value=question), 400
+
+    config = settings()
+    history = load_history()
+    # Errors (model down, index down) go to the one error handler, which offers to ask again.
+    answer = services().assistant.answer(question, history.for_model(config.max_history))
+    exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
+    stored = save_history(history.add(exchange, config.max_history))
+    if not is_htmx():
+        return redirect(url_for(".index"), 303)
+    # The exchange is appended; the out-of-band swaps reset the form and update the trim note.
+    return render_template("_ask_response.html", exchange=exchange, history=stored, **_form_context())
+
+
+@bp.post("/new")
+def new():
+    """Start a new conversation."""
+    clear_history()
+    if not is_htmx():
+        return redirect(url_for(".index"), 303)
+    return render_template("_new_response.html", history=History())
+
+
+@bp.post("/theme")
+def theme():
+    """Store the theme choice (auto, light or dark) and go back to the page it came from."""
+    choice = request.form.get("theme", "")
+    if choice not in THEMES:
+        raise BadRequest("Choose auto, light or dark.")
+    session["theme"] = choice
+    return redirect(_local_path(request.form.get("next")), 303)
+
+
+def question_problem(question: str) -> str | None:
+    """What is wrong with a question, or None when it can go to the assistant."""
+    limit = settings().max_question_chars
+    if not question:
+        return "Type a question first."
+    if len(question) > limit:
+        return f"Questions can be up to {limit:,} characters; this one has {len(question):,}."
+    return None
+
+
+def suggested_questions(courses: list[CourseRecord]) -> list[str]:
+    """A few questions that show what the assistant can do with the courses there are."""
+    if not courses:
+        return []
+    first = courses[0]
+    questions = [f"What lessons are in the {first.title} course?"]
+    if first.lessons:
+        lesson = first.lessons[1] if len(first.lessons) > 1 else first.lessons[0]
+        questions.append(f"What does lesson {lesson.number} of {first.title} cover?")
+    if len(courses) > 1:
+        questions.append(f"Give me an outline of the {courses[1].title} course.")
+    return questions
+
+
+def _page(history: History, form_error: str | None = None, form_value: str = ""):
+    """Render the whole chat page."""
+    courses, courses_error = _courses()
+    assistant = services().assistant
+    return render_template(
+        "chat.html",
+        courses=courses,
+        courses_error=courses_error,
+        suggestions=suggested_questions(courses),
+        history=history,
+        mode=assistant.mode,
+        model=assistant.model,
+        error=form_error,
+        value=form_value,
+        **_form_context(),
+    )
+
+
+def _courses() -> tuple[list[CourseRecord], str | None]:
+    """The indexed courses, or an empty list and the reason when the index cannot answer."""
+    try:
+        return services().index.courses(), None
+    except AppError as exc:
+        return [], exc.message
+
+
+def _form_context() -> dict:
+    """What the question form needs."""
+    config = settings()
+    return {"max_chars": config.max_question_chars, "max_history": config.max_history}
+
+
+def _local_path(target: str | None) -> str:
+    """`target` when it is a path on this site, else the chat page (no open redirects)."""
+    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
+        return target
+    return url_for(".index")

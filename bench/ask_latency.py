@@ -1,0 +1,98 @@
+"""Latency of POST /ask (htmx) via the Flask test client, fake Claude with zero delay: the server's cost."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+N = 200
+WARMUP = 5
+HX = {"HX-Request": "true"}
+QUESTIONS = (
+    "What does the first lesson cover?",
+    "How do I get started?",
+    "What are the common mistakes?",
+    "Explain the trade-offs.",
+)
+
+
+def p95(values: list[float]) -> float:
+    """The 95th percentile."""
+    return statistics.quantiles(values, n=20, method="inclusive")[18]
+
+
+def measure(client, script: Callable[[int], None], count: int) -> list[float]:
+    """Milliseconds per POST /ask, each after `script(i)` queued the fake model's replies."""
+    results = []
+    for number in range(count):
+        script(number)
+        question = QUESTIONS[number % len(QUESTIONS)]
+        start = time.perf_counter()
+        response = client.post("/ask", data={"question": question}, headers=HX)
+        elapsed = (time.perf_counter() - start) * 1000
+        if response.status_code != 200 or b"<article" not in response.data:
+            raise SystemExit(
+                f"POST /ask failed ({response.status_code}): {response.get_data(as_text=True)[:300]}"
+            )
+        results.append(elapsed)
+    return results
+
+
+def main(count: int = N) -> None:
+    """Index the sample docs into a temp folder, then time POST /ask with and without one search round."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sys.path.insert(0, str(ROOT))  # tests.fake_claude is the scripted Messages API the tests use
+    from app import create_app
+    from tests.fake_claude import FakeClaude
+
+    fake = FakeClaude().start()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            app = create_app(
+                {
+                    "SECRET_KEY": "bench",
+                    "INSTANCE_PATH": str(Path(tmp) / "instance"),
+                    "DOCS_DIR": str(DOCS),
+                    "CHROMA_HOST": None,
+                    "ANTHROPIC_API_KEY": "bench-key",
+                    "ANTHROPIC_BASE_URL": fake.url,
+                    "RATELIMIT_ENABLED": False,
+                }
+            )
+            app.config["WTF_CSRF_ENABLED"] = False
+            app.extensions["services"].indexer.sync()
+            client = app.test_client()
+            answer = "A short **markdown** answer citing the lesson.\n\n- one point\n- another point"
+
+            def text_only(_: int) -> None:
+                """The model answers at once."""
+                fake.enqueue_text(answer)
+
+            def one_search(number: int) -> None:
+                """The model searches the courses once (embedding + ChromaDB), then answers."""
+                fake.enqueue_tool_use("search_course_content", {"query": QUESTIONS[number % len(QUESTIONS)]})
+                fake.enqueue_text(answer)
+
+            rows = []
+            for label, script in (("text answer", text_only), ("1 search round + answer", one_search)):
+                measure(client, script, WARMUP)
+                values = measure(client, script, count)
+                rows.append((label, statistics.median(values), p95(values), min(values)))
+    finally:
+        fake.stop()
+
+    print(f"POST /ask (HX-Request) via Flask test client, fake Claude with zero delay, N={count}")
+    print(f"{'case':<26} {'median ms':>10} {'p95 ms':>8} {'min ms':>8}")
+    for label, median, p95_ms, low in rows:
+        print(f"{label:<26} {median:>10.1f} {p95_ms:>8.1f} {low:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()

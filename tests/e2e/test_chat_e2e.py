@@ -1,0 +1,138 @@
+"""The chat in headless Chromium: ask, read the cited answer, follow up, start over; JavaScript on and off."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+
+SEARCH_TOOL = "search_course_content"
+
+
+def user_questions(fake_claude) -> list[str]:
+    """The plain-text user turns of the last request the fake model received."""
+    messages = fake_claude.requests[-1]["messages"]
+    return [m["content"] for m in messages if m["role"] == "user" and isinstance(m["content"], str)]
+
+
+def shot(page, path) -> None:
+    """Save a full-page screenshot; caret="initial": hiding the caret injects a style the CSP blocks."""
+    page.screenshot(path=path, full_page=True, caret="initial")
+
+
+def csp_violations(page) -> list[str]:
+    """Collect console errors about the Content-Security-Policy while the page lives."""
+    found: list[str] = []
+    page.on(
+        "console",
+        lambda message: found.append(message.text) if "Content Security Policy" in message.text else None,
+    )
+    return found
+
+
+def check_answer_and_sources(page, answer_text: str) -> None:
+    """The newest exchange shows the answer and, in its <details>, lesson links that open in a new tab."""
+    exchange = page.locator("article.exchange").last
+    expect(exchange.locator(".prose")).to_contain_text(answer_text)
+    exchange.locator("details.sources summary").click()
+    links = exchange.locator("details.sources a")
+    expect(links.first).to_be_visible()
+    assert links.count() >= 1
+    for index in range(links.count()):
+        link = links.nth(index)
+        assert link.get_attribute("target") == "_blank"
+        assert re.match(r"https://example\.com/courses/", link.get_attribute("href"))
+        assert " – Lesson " in link.inner_text()
+
+
+def test_chat_with_javascript(browser, live_server, fake_claude, tmp_path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    violations = csp_violations(page)
+    page.goto(live_server)
+    expect(page.get_by_role("heading", name="Ask about your courses")).to_be_visible()
+    expect(page.locator(".mode")).to_contain_text("Claude")
+
+    # First question, sent with the keyboard; the model's reply is held to see the in-flight state.
+    fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "cosine similarity"})
+    fake_claude.enqueue_hang(30, "**Cosine similarity** compares the direction of two vectors.")
+    question = page.get_by_label("Your question")
+    question.fill("What is cosine similarity?")
+    question.press("Enter")
+    expect(page.locator("#ask-indicator")).to_be_visible()
+    expect(page.locator("#question")).to_be_disabled()
+    fake_claude.release()
+    expect(page.locator("article.exchange")).to_have_count(1)
+    # The form came back fresh: empty, enabled and focused for the next question.
+    expect(page.locator("#question")).to_have_value("")
+    expect(page.locator("#question")).to_be_enabled()
+    expect(page.locator("#question")).to_be_focused()
+    expect(page.locator("#ask-indicator")).to_be_hidden()
+    check_answer_and_sources(page, "Cosine similarity compares the direction")
+    assert page.url.rstrip("/") == live_server  # htmx swapped the fragment: no navigation
+    shot(page, tmp_path / "1-answer.png")
+
+    # A follow-up: the model receives the first exchange as history.
+    fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "dot product normalised vectors"})
+    fake_claude.enqueue_text("With unit vectors it equals the **dot product**.")
+    page.get_by_label("Your question").fill("And for normalised vectors?")
+    page.get_by_role("button", name="Ask", exact=True).click()
+    expect(page.locator("article.exchange")).to_have_count(2)
+    check_answer_and_sources(page, "equals the dot product")
+    assert user_questions(fake_claude) == ["What is cosine similarity?", "And for normalised vectors?"]
+    shot(page, tmp_path / "2-follow-up.png")
+
+    # A new chat empties the conversation, and the next question goes without history.
+    page.get_by_role("button", name="New chat").click()
+    expect(page.locator("article.exchange")).to_have_count(0)
+    expect(page.locator(".empty-state")).to_be_visible()
+    shot(page, tmp_path / "3-new-chat.png")
+    fake_claude.enqueue_text("A fresh start.")
+    page.locator("button.suggestion").first.click()
+    expect(page.locator("article.exchange")).to_have_count(1)
+    assert len(user_questions(fake_claude)) == 1
+    assert violations == []
+    page.close()
+
+
+def test_chat_without_javascript(browser, live_server, fake_claude, tmp_path):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(live_server)
+    expect(page.get_by_role("heading", name="Ask about your courses")).to_be_visible()
+
+    fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "fixture scope"})
+    fake_claude.enqueue_text("The **fixture scope** decides how often a fixture is created.")
+    page.get_by_label("Your question").fill("What is fixture scope?")
+    page.get_by_role("button", name="Ask", exact=True).click()  # a plain POST, then 303 back to the page
+    expect(page.locator("article.exchange")).to_have_count(1)
+    check_answer_and_sources(page, "decides how often a fixture is created")
+    expect(page.locator("#question")).to_have_value("")
+    shot(page, tmp_path / "1-answer-nojs.png")
+
+    fake_claude.enqueue_text("Once per test function, unless you choose a wider scope.")
+    page.get_by_label("Your question").fill("What is the default?")
+    page.get_by_role("button", name="Ask", exact=True).click()
+    expect(page.locator("article.exchange")).to_have_count(2)
+    expect(page.locator("article.exchange").last).to_contain_text("Once per test function")
+    assert user_questions(fake_claude) == ["What is fixture scope?", "What is the default?"]
+    shot(page, tmp_path / "2-follow-up-nojs.png")
+
+    page.get_by_role("button", name="New chat").click()
+    expect(page.locator("article.exchange")).to_have_count(0)
+    expect(page.locator(".empty-state")).to_be_visible()
+    shot(page, tmp_path / "3-new-chat-nojs.png")
+    context.close()
+
+
+def test_theme_switch_and_dark_mode(browser, live_server, tmp_path):
+    page = browser.new_page(color_scheme="light")
+    page.goto(live_server)
+    light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.get_by_role("button", name="Dark").click()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") != light
+    shot(page, tmp_path / "dark.png")
+    page.close()

@@ -1,0 +1,215 @@
+"""The chat page, asking (with and without htmx), validation, model errors, new chat, theme."""
+
+from __future__ import annotations
+
+import re
+
+from tests.web.support import HX, script_answer, user_turns
+
+COURSES = [
+    "Python Testing with Pytest",
+    "Retrieval-Augmented Generation in Practice",
+    "Vector Databases from Scratch",
+]
+
+
+def test_page_lists_courses_lessons_suggestions_and_form(client):
+    html = client.get("/").get_data(as_text=True)
+    assert re.search(r'id="courses-heading">Courses <span class="count">3</span>', html)
+    for title in COURSES:
+        assert title in html
+    assert '<details class="lessons">' in html
+    assert 'href="https://example.com/courses/pytest/lesson-2" target="_blank"' in html
+    # Each suggestion is a button in its own form that asks it.
+    suggestions = re.findall(
+        r'name="question" value="([^"]+)">\s*<button type="submit" class="suggestion">', html
+    )
+    assert len(suggestions) >= 2
+    assert 'hx-post="/ask"' in html and 'method="post" action="/ask"' in html
+    assert 'aria-live="polite"' in html
+    assert '<label for="question">' in html
+    assert "Extractive mode (no API key)" in html
+
+
+def test_page_names_the_claude_model(claude_client, claude_app):
+    html = claude_client.get("/").get_data(as_text=True)
+    assert (
+        f"Answering with Claude (<code>{claude_app.extensions['services'].settings.anthropic_model}</code>)"
+        in html
+    )
+
+
+def test_htmx_ask_returns_the_exchange_and_a_fresh_form(claude_client, fake_claude):
+    script_answer(fake_claude, "Cosine similarity compares **direction**.\n\n- one\n- two")
+    response = claude_client.post("/ask", data={"question": "What is cosine similarity?"}, headers=HX)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "<html" not in html
+    assert '<p class="question-text">What is cosine similarity?</p>' in html
+    assert "<strong>direction</strong>" in html and "<li>one</li>" in html
+    # Sources: in a <details>, linked to the lesson, opening in a new tab, with a snippet.
+    sources = html[html.index('<details class="sources">') :]
+    assert re.search(
+        r'<a href="https://example\.com/courses/[^"]+" target="_blank" rel="noopener noreferrer">', sources
+    )
+    assert "Lesson" in sources and '<p class="snippet">' in sources
+    # The form comes back out-of-band, empty and focused: the input is cleared without our own JavaScript.
+    form = re.search(r'<form id="ask-form"[^>]*>.*?</form>', html, re.S).group(0)
+    assert 'hx-swap-oob="true"' in form
+    assert 'name="question" value=""' in form and "autofocus" in form
+
+
+def test_plain_ask_stores_and_redirects_then_the_page_shows_it(claude_client, fake_claude):
+    script_answer(fake_claude, "Stored answer about vectors.")
+    response = claude_client.post("/ask", data={"question": "Tell me about vectors"})
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/"
+    html = claude_client.get("/").get_data(as_text=True)
+    assert "Tell me about vectors" in html and "Stored answer about vectors." in html
+    assert '<details class="sources">' in html
+
+
+def test_follow_up_sends_history_as_turns(claude_client, fake_claude):
+    fake_claude.enqueue_text("First answer.")
+    claude_client.post("/ask", data={"question": "First question?"}, headers=HX)
+    fake_claude.enqueue_text("Second answer.")
+    claude_client.post("/ask", data={"question": "And a follow-up?"}, headers=HX)
+    last = fake_claude.requests[-1]["messages"]
+    assert last[0] == {"role": "user", "content": "First question?"}
+    assert last[1]["role"] == "assistant" and "First answer." in str(last[1]["content"])
+    assert user_turns(fake_claude.requests[-1])[-1] == "And a follow-up?"
+
+
+def test_extractive_mode_answers_with_sources(client):
+    response = client.post("/ask", data={"question": "What is fixture scope?"}, headers=HX)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "Python Testing with Pytest" in html and '<details class="sources">' in html
+
+
+def test_empty_question_is_refused_in_place_without_calling_the_model(claude_client, fake_claude):
+    response = claude_client.post("/ask", data={"question": "   \n "}, headers=HX)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert 'hx-swap-oob="true"' in html and "Type a question first." in html
+    assert 'aria-invalid="true"' in html
+    assert "<article" not in html
+    page = claude_client.post("/ask", data={"question": ""})
+    assert page.status_code == 400
+    assert "Type a question first." in page.get_data(as_text=True)
+    assert fake_claude.requests == []
+
+
+def test_question_over_the_limit_is_refused_and_kept(claude_client, fake_claude):
+    question = "why " * 500 + "x"  # 2,001 characters
+    response = claude_client.post("/ask", data={"question": question})
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert "up to 2,000 characters; this one has 2,001" in html
+    assert f'value="{question}"' in html  # kept in the field to be shortened
+    assert fake_claude.requests == []
+
+
+def test_question_of_exactly_the_limit_is_asked(claude_client, fake_claude):
+    fake_claude.enqueue_text("Fine.")
+    response = claude_client.post("/ask", data={"question": "q" * 2000}, headers=HX)
+    assert "Fine." in response.get_data(as_text=True)
+    assert len(fake_claude.requests) == 1
+
+
+def test_model_error_is_a_message_with_retry_and_history_unchanged(claude_client, fake_claude):
+    fake_claude.enqueue_text("Kept answer.")
+    claude_client.post("/ask", data={"question": "Kept question?"})
+    fake_claude.enqueue_error(529, "Overloaded", times=3)  # the first try and the SDK's two retries
+    response = claude_client.post("/ask", data={"question": "Will this fail?"}, headers=HX)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert 'class="message message-error" role="alert"' in html
+    assert 'name="question" value="Will this fail?"' in html and "Try again" in html
+    assert 'hx-target="closest .message-error"' in html
+    page = claude_client.get("/").get_data(as_text=True)
+    assert "Kept question?" in page and "Will this fail?" not in page
+
+    fake_claude.enqueue_error(529, "Overloaded", times=3)
+    plain = claude_client.post("/ask", data={"question": "Will this fail?"})
+    assert plain.status_code == 503
+    assert "Try again" in plain.get_data(as_text=True)
+
+
+def test_new_chat_clears_the_conversation(claude_client, fake_claude):
+    fake_claude.enqueue_text("Answer one.")
+    claude_client.post("/ask", data={"question": "Question one?"})
+    response = claude_client.post("/new", headers=HX)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert 'class="empty-state"' in html and 'id="history-note"' in html and "hidden" in html
+    assert "Question one?" not in claude_client.get("/").get_data(as_text=True)
+
+    fake_claude.enqueue_text("Answer two.")
+    claude_client.post("/ask", data={"question": "Question two?"})
+    plain = claude_client.post("/new")
+    assert plain.status_code == 303 and plain.headers["Location"] == "/"
+    assert "Question two?" not in claude_client.get("/").get_data(as_text=True)
+
+
+def test_page_says_when_earlier_turns_were_trimmed(claude_client, fake_claude):
+    for number in range(3):  # MAX_HISTORY is 2
+        fake_claude.enqueue_text(f"Answer {number}.")
+        response = claude_client.post("/ask", data={"question": f"Question {number}?"}, headers=HX)
+    assert re.search(
+        r'<p id="history-note" class="history-note" hx-swap-oob="true">', response.get_data(as_text=True)
+    )
+    page = claude_client.get("/").get_data(as_text=True)
+    assert '<p id="history-note" class="history-note">' in page
+    assert "Question 0?" not in page and "Question 2?" in page
+
+
+def test_theme_switch_is_stored_in_the_session(client):
+    assert '<html lang="en" data-theme="auto">' in client.get("/").get_data(as_text=True)
+    response = client.post("/theme", data={"theme": "dark", "next": "/"})
+    assert response.status_code == 303 and response.headers["Location"] == "/"
+    html = client.get("/").get_data(as_text=True)
+    assert '<html lang="en" data-theme="dark">' in html
+    assert 'value="dark" aria-pressed="true"' in html
+
+
+def test_theme_refuses_unknown_values_and_foreign_redirects(client):
+    assert client.post("/theme", data={"theme": "neon"}).status_code == 400
+    response = client.post("/theme", data={"theme": "light", "next": "//evil.example/"})
+    assert response.headers["Location"] == "/"
+
+
+def test_not_found_is_a_page(client):
+    response = client.get("/no-such-page")
+    assert response.status_code == 404
+    assert "There is nothing at this address." in response.get_data(as_text=True)
+
+
+def test_unexpected_error_is_a_500_page_without_traceback(make_app):
+    app = make_app()
+
+    def explode():
+        """Fail like a bug would."""
+        raise RuntimeError("secret internals")
+
+    app.add_url_rule("/explode", "explode", explode)
+    response = app.test_client().get("/explode")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 500
+    assert "Something went wrong" in html
+    assert "secret internals" not in html and "Traceback" not in html
+
+
+def test_rate_limit_answers_429_friendly(make_app):
+    app = make_app(RATELIMIT_ENABLED=True, RATELIMIT_ASK="2 per minute")
+    app.config["WTF_CSRF_ENABLED"] = False
+    client = app.test_client()
+    for _ in range(2):
+        assert client.post("/ask", data={"question": ""}).status_code == 400  # counted, refused in place
+    page = client.post("/ask", data={"question": "Too many?"})
+    assert page.status_code == 429
+    assert "Please wait a minute" in page.get_data(as_text=True)
+    fragment = client.post("/ask", data={"question": "Too many?"}, headers=HX)
+    assert fragment.status_code == 200
+    assert "Please wait a minute" in fragment.get_data(as_text=True)
+    assert 'role="alert"' in fragment.get_data(as_text=True)

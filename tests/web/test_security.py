@@ -1,0 +1,122 @@
+"""Security headers, a page with no inline script or style, the vendored htmx, and CSRF refusals."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from app.web.security import CONTENT_SECURITY_POLICY
+from tests.web.support import HX, csrf_from
+
+STATIC = Path(__file__).resolve().parents[2] / "static"
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+
+
+class InlineFinder(HTMLParser):
+    """Collect everything a strict CSP would block: inline scripts, <style>, style= and on*= attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.problems: list[str] = []
+        self.meta: dict[str, str] = {}
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        """Check one tag and its attributes."""
+        attributes = dict(attrs)
+        if tag == "script" and not attributes.get("src"):
+            self.problems.append("inline <script>")
+        if tag == "style":
+            self.problems.append("<style>")
+        if tag == "meta" and "name" in attributes:
+            self.meta[attributes["name"]] = attributes.get("content", "")
+        for name in attributes:
+            if name == "style" or name.startswith("on") or name.startswith("hx-on"):
+                self.problems.append(f"{tag} {name}=")
+
+
+def test_security_headers_on_pages_fragments_json_and_errors(client):
+    for response in (
+        client.get("/"),
+        client.post("/ask", data={"question": ""}, headers=HX),
+        client.get("/api/courses"),
+        client.get("/healthz"),
+        client.get("/missing"),
+        client.get("/static/htmx.min.js"),
+    ):
+        assert response.headers["Content-Security-Policy"] == CSP == CONTENT_SECURITY_POLICY
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["Referrer-Policy"] == "same-origin"
+
+
+@pytest.mark.parametrize("path", ["/", "/missing"])
+def test_pages_have_no_inline_script_or_style(claude_app, fake_claude, path):
+    client = claude_app.test_client()
+    fake_claude.enqueue_text("An answer with `code` and a [link](https://example.com).")
+    client.post("/ask", data={"question": "Anything?"})
+    finder = InlineFinder()
+    finder.feed(client.get(path).get_data(as_text=True))
+    assert finder.problems == []
+    config = json.loads(finder.meta["htmx-config"])
+    assert config["allowEval"] is False and config["includeIndicatorStyles"] is False
+
+
+def test_fragments_have_no_inline_script_or_style(claude_app, fake_claude):
+    client = claude_app.test_client()
+    fake_claude.enqueue_text("<b style='color:red' onclick='x()'>hi</b>")
+    finder = InlineFinder()
+    finder.feed(client.post("/ask", data={"question": "Anything?"}, headers=HX).get_data(as_text=True))
+    finder.feed(client.post("/new", headers=HX).get_data(as_text=True))
+    assert finder.problems == []
+
+
+def test_htmx_is_vendored_with_version_and_licence():
+    first_line = (STATIC / "htmx.min.js").read_text(encoding="utf-8").splitlines()[0]
+    assert first_line.startswith("/* htmx.org 2.0.") and "0BSD" in first_line and first_line.endswith("*/")
+
+
+def test_body_sends_the_csrf_token_to_htmx(make_app):
+    client = make_app().test_client()
+    html = client.get("/").get_data(as_text=True)
+    token = csrf_from(html)
+    assert f'<body hx-headers=\'{{"X-CSRFToken": "{token}"}}\'>' in html
+
+
+@pytest.mark.parametrize("path", ["/ask", "/new", "/theme"])
+def test_forms_without_csrf_token_are_refused(make_app, path):
+    client = make_app().test_client()  # CSRF on
+    client.get("/")
+    page = client.post(path, data={"question": "Hello?", "theme": "dark"})
+    assert page.status_code == 400
+    assert "This form has expired" in page.get_data(as_text=True)
+    fragment = client.post(path, data={"question": "Hello?", "theme": "dark"}, headers=HX)
+    assert fragment.status_code == 200  # htmx swaps only 2xx; the fragment carries the refusal
+    assert "Reload the page and try again." in fragment.get_data(as_text=True)
+
+
+def test_forged_csrf_token_is_refused(make_app):
+    client = make_app().test_client()
+    client.get("/")
+    response = client.post("/ask", data={"question": "Hello?", "csrf_token": "forged"})
+    assert response.status_code == 400
+
+
+def test_csrf_token_in_form_or_header_is_accepted(make_app):
+    client = make_app().test_client()
+    token = csrf_from(client.get("/").get_data(as_text=True))
+    assert (
+        client.post("/ask", data={"question": "What is fixture scope?", "csrf_token": token}).status_code
+        == 303
+    )
+    response = client.post(
+        "/ask", data={"question": "What is fixture scope?"}, headers={**HX, "X-CSRFToken": token}
+    )
+    assert response.status_code == 200 and "<article" in response.get_data(as_text=True)
+    assert client.post("/theme", data={"theme": "dark", "csrf_token": token}).status_code == 303
+    assert client.post("/new", data={"csrf_token": token}).status_code == 303
