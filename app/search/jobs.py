@@ -1,0 +1,297 @@
+"""Background sync jobs whose progress every worker process can read from a file beside the index."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from app.search.models import FileResult, SyncProgress, SyncReport
+
+JOB_FILE = "sync_job.json"
+LAST_FILE = "sync_last.json"
+LOCK_FILE = "sync_job.lock"
+# Held for a moment around "take the job lock and record the job" and around reading the job, so nobody
+# reads between those two steps (a loser would find no running job, a prober would steal the lock).
+START_LOCK_FILE = "sync_job.start.lock"
+# Written when files change while a job runs; the job then makes another pass so they are not missed.
+RERUN_FILE = "sync_job.rerun"
+
+COUNTED = ("added", "updated", "unchanged", "removed", "failed", "refused")
+
+
+def _now() -> str:
+    """The current time as an ISO 8601 string in UTC."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON atomically: a temp file in the same folder, then a rename, so readers never see half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    """Read a JSON file, or None when it is missing or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _pid_alive(pid: Any) -> bool:
+    """True when a process with this id exists on this machine."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def summarize(results: list[dict[str, Any]]) -> dict[str, int]:
+    """Count results by status, plus the chunks written."""
+    counts = {status: 0 for status in COUNTED}
+    for result in results:
+        counts[result["status"]] = counts.get(result["status"], 0) + 1
+    counts["chunks"] = sum(r.get("chunks") or 0 for r in results if r["status"] in ("added", "updated"))
+    return counts
+
+
+class JobLock:
+    """An exclusive, non-blocking flock held by the process that runs the job, for the job's whole life.
+
+    The kernel drops a flock when its process dies, so a killed job never leaves a stale lock behind.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self) -> bool:
+        """Take the lock if it is free; False when another thread or process holds it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def release(self) -> None:
+        """Drop the lock."""
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    def held_elsewhere(self) -> bool:
+        """True when someone holds the lock (probed with a shared, non-blocking attempt)."""
+        if not self.path.exists():
+            return False
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
+
+
+class SyncJobs:
+    """Start a sync in a background thread unless one runs anywhere, and report its progress."""
+
+    def __init__(self, settings, indexer: Callable[[], Any]):
+        self.settings = settings
+        self._indexer = indexer
+        self._thread: threading.Thread | None = None
+
+    @property
+    def _dir(self) -> Path:
+        """The folder beside the index that holds the job's files."""
+        return Path(self.settings.state_dir)
+
+    def start(self, rebuild: bool = False, files_changed: bool = False) -> dict[str, Any]:
+        """Start a job and return its status; when one is running, return that one instead.
+
+        `files_changed` says DOCS_DIR was just changed: a running job then makes one more pass.
+        """
+        if files_changed:
+            (self._dir / RERUN_FILE).parent.mkdir(parents=True, exist_ok=True)
+            (self._dir / RERUN_FILE).touch()
+        with self._starting():
+            lock = JobLock(self._dir / LOCK_FILE)
+            if not lock.acquire():
+                return {**(self._read_status() or {"state": "running"}), "already_running": True}
+            job = self._record_new_job(rebuild)
+        thread = threading.Thread(
+            target=self._run, args=(job, lock), name=f"sync-job-{job['id']}", daemon=True
+        )
+        self._thread = thread
+        thread.start()
+        return dict(job)
+
+    @contextlib.contextmanager
+    def _starting(self) -> Iterator[None]:
+        """Hold the short start lock (blocking; it is only ever held for a file write or read)."""
+        self._dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self._dir / START_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _record_new_job(self, rebuild: bool) -> dict[str, Any]:
+        """Write a new running job to the job file and return it."""
+        job = {
+            "id": uuid.uuid4().hex[:12],
+            "state": "running",
+            "rebuild": rebuild,
+            "done": 0,
+            "total": 0,
+            "current_file": None,
+            "note": None,
+            "results": [],
+            "errors": [],
+            "failure": None,
+            "summary": summarize([]),
+            "seconds": None,
+            "started_at": _now(),
+            "finished_at": None,
+            "pid": os.getpid(),
+        }
+        # Written before the thread starts and before we answer, so the first poll already sees the job.
+        write_json(self._dir / JOB_FILE, job)
+        return job
+
+    def _run(self, job: dict[str, Any], lock: JobLock) -> None:
+        """Run sync passes until no file changed during the last one, then record the outcome."""
+        results: dict[str, dict[str, Any]] = {}
+        try:
+            rebuild = job["rebuild"]
+            while True:
+                (self._dir / RERUN_FILE).unlink(missing_ok=True)
+                report = self._pass(job, results, rebuild)
+                job["seconds"] = round((job["seconds"] or 0) + report.seconds, 2)
+                rebuild = False
+                if not (self._dir / RERUN_FILE).exists():
+                    break
+            job["state"] = "done"
+        except Exception as exc:  # noqa: BLE001 - any failure must end up in the progress file, not a dead thread
+            job["state"] = "failed"
+            job["failure"] = f"The sync failed: {getattr(exc, 'message', None) or exc}"
+        finally:
+            job["current_file"] = None
+            job["note"] = None
+            job["finished_at"] = _now()
+            job["summary"] = summarize(job["results"])
+            write_json(self._dir / JOB_FILE, job)
+            write_json(self._dir / LAST_FILE, job)
+            lock.release()
+        # Files changed after our last check but before the release: their starter may have found us busy.
+        if (self._dir / RERUN_FILE).exists():
+            self.start(files_changed=True)
+
+    def _pass(self, job: dict[str, Any], results: dict[str, dict[str, Any]], rebuild: bool) -> SyncReport:
+        """One indexer sync, reporting each progress event to the job file."""
+        from app.errors import SyncBusy
+
+        def progress(event: SyncProgress) -> None:
+            """Copy a progress event into the job file."""
+            job["done"], job["total"], job["current_file"] = event.done, event.total, event.current_file
+            job["note"] = None
+            if event.result is not None:
+                self._merge(results, event.result)
+                job["results"] = list(results.values())
+                job["errors"] = [r["error"] for r in job["results"] if r.get("error")]
+                job["summary"] = summarize(job["results"])
+            write_json(self._dir / JOB_FILE, job)
+
+        indexer = self._indexer()
+        try:
+            report = indexer.sync(rebuild=rebuild, progress=progress, wait=False)
+        except SyncBusy:
+            # The index's writer lock is held outside this job (e.g. `flask index`): wait for it, visibly.
+            job["note"] = "Waiting for another sync of the index (for example `flask index`) to finish."
+            write_json(self._dir / JOB_FILE, job)
+            report = indexer.sync(rebuild=rebuild, progress=progress, wait=True)
+        for result in report.results:
+            self._merge(results, result)
+        job["results"] = list(results.values())
+        job["errors"] = [r["error"] for r in job["results"] if r.get("error")]
+        return report
+
+    @staticmethod
+    def _merge(results: dict[str, dict[str, Any]], result: FileResult) -> None:
+        """Record a file's result; a later 'unchanged' pass does not hide what an earlier pass did."""
+        previous = results.get(result.file)
+        if previous is not None and result.status == "unchanged" and previous["status"] != "unchanged":
+            return
+        results[result.file] = result.model_dump()
+
+    def status(self) -> dict[str, Any] | None:
+        """The current or last job, with a running job whose owner died reported as 'interrupted'."""
+        with self._starting():
+            return self._read_status()
+
+    def _read_status(self) -> dict[str, Any] | None:
+        """The job file, judged for staleness (call with the start lock held)."""
+        job = read_json(self._dir / JOB_FILE)
+        if job is None:
+            return None
+        if job.get("state") == "running" and self._owner_gone(job):
+            job["state"] = "interrupted"
+            job["current_file"] = None
+            job["failure"] = "The sync stopped before it finished: the process running it ended."
+        return job
+
+    def _owner_gone(self, job: dict[str, Any]) -> bool:
+        """True when the process that ran this job is gone or no longer holds the job lock."""
+        if not _pid_alive(job.get("pid")):
+            return True
+        if job.get("pid") == os.getpid() and self._thread is not None and self._thread.is_alive():
+            return False
+        return not JobLock(self._dir / LOCK_FILE).held_elsewhere()
+
+    def last(self) -> dict[str, Any] | None:
+        """The last finished job (done or failed), kept for the admin page."""
+        return read_json(self._dir / LAST_FILE)
+
+    def running(self) -> bool:
+        """True when a job is running in any process."""
+        job = self.status()
+        return bool(job and job["state"] == "running")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for this process's job thread to end (a hook for tests and the CLI); True when it ended."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        # A job may chain into another pass-started job at its end, so follow the newest thread.
+        while (thread := self._thread) is not None and thread.is_alive():
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return False
+            thread.join(remaining)
+        return True

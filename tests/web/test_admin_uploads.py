@@ -1,0 +1,161 @@
+"""Uploads: each format is checked, saved atomically and indexed; refused files leave nothing behind."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from app.web.uploads import save_uploads
+from tests.helpers import make_docx, make_pdf
+from tests.web.admin_helpers import (
+    PASSWORD,
+    Admin,
+    course_text,
+    course_titles,
+    docs_snapshot,
+    index_snapshot,
+    search_texts,
+)
+
+
+@pytest.fixture
+def admin(make_app):
+    """A signed-in admin client on an app with CSRF checks on."""
+    admin = Admin(make_app(ADMIN_PASSWORD=PASSWORD))
+    assert admin.login().status_code == 303
+    return admin
+
+
+def _document(kind: str, tmp_path, text: str) -> bytes:
+    """The bytes of a course document of one kind."""
+    if kind == "txt":
+        return text.encode("utf-8")
+    maker = make_pdf if kind == "pdf" else make_docx
+    return maker(tmp_path / f"source.{kind}", text).read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["txt", "pdf", "docx"])
+def test_each_format_is_saved_indexed_and_searchable(admin, docs_dir, tmp_path, kind):
+    phrase = f"the marmalade lighthouse protocol ({kind})"
+    data = _document(kind, tmp_path, course_text(f"Lighthouse Engineering {kind.upper()}", phrase))
+    response = admin.upload([(data, f"lighthouse.{kind}")])
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert f"lighthouse.{kind}" in html and "Refused" not in html
+    assert (docs_dir / f"lighthouse.{kind}").read_bytes() == data
+    report = admin.wait_for_job()
+    assert report["summary"]["added"] == 1
+    assert f"Lighthouse Engineering {kind.upper()}" in course_titles(admin.client)
+    assert any("marmalade lighthouse protocol" in text for text in search_texts(admin.client, phrase))
+
+
+def test_htmx_upload_starts_the_sync_before_answering(admin, docs_dir):
+    data = course_text("Beekeeping Basics", "the waggle dance of honey bees").encode()
+    response = admin.upload([(data, "bees.txt")], htmx=True)
+    html = response.get_data(as_text=True)
+    status = admin.jobs.status()
+    assert response.status_code == 200
+    # The job was recorded before the answer left, so the first poll already sees it.
+    assert status is not None and status["state"] in ("running", "done")
+    # The fragment carries the polling progress bar of the job that is already recorded.
+    assert 'id="sync-progress"' in html and 'hx-get="/admin/sync/status"' in html and "every 1s" in html
+    assert "<progress" in html
+    admin.wait_for_job()
+    assert "Beekeeping Basics" in course_titles(admin.client)
+
+
+def test_several_files_at_once_keep_the_good_and_list_the_bad(admin, docs_dir):
+    good = course_text("Knot Tying", "the bowline knot").encode()
+    response = admin.upload([(good, "knots.txt"), (b"\x7fELF\x02\x01\x01" + bytes(64), "tool.pdf")])
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "knots.txt" in html and "tool.pdf" in html and "ELF" in html
+    names = {path.name for path in docs_dir.iterdir()}
+    assert "knots.txt" in names and "tool.pdf" not in names
+    assert not [name for name in names if name.startswith(".") or name.endswith(".part")]
+    admin.wait_for_job()
+    assert "Knot Tying" in course_titles(admin.client)
+
+
+def test_replacing_the_same_file_is_an_update(admin, docs_dir):
+    text = (docs_dir / "rag_in_practice.txt").read_text()
+    old_sentence = "Cutting every 500 characters is simple"
+    changed = text.replace(old_sentence, "Slicing by the turquoise walrus rule is simple")
+    response = admin.upload([(changed.encode(), "rag_in_practice.txt")])
+    assert "replaces the previous file" in response.get_data(as_text=True)
+    report = admin.wait_for_job()
+    assert report["summary"]["updated"] == 1
+    texts = search_texts(admin.client, "turquoise walrus rule")
+    assert any("turquoise walrus" in t for t in texts)
+    assert not any(old_sentence in t for t in search_texts(admin.client, old_sentence))
+
+
+def _corrupt_pdf(tmp_path) -> bytes:
+    """A PDF cut off half-way: the header is right, the body is not."""
+    data = make_pdf(tmp_path / "whole.pdf", course_text("Broken", "nothing")).read_bytes()
+    return data[:200]
+
+
+REFUSALS = {
+    "wrong extension": (lambda tmp: b"Course Title: Notes\n\nLesson 1: A\nText.\n", "notes.md", "accepted"),
+    "executable renamed .pdf": (lambda tmp: b"\x7fELF\x02\x01\x01\x00" + bytes(200), "setup.pdf", "ELF"),
+    "corrupt pdf": (_corrupt_pdf, "broken.pdf", "PDF"),
+    "empty file": (lambda tmp: b"", "empty.txt", "empty"),
+    "path in the name": (
+        lambda tmp: b"Course Title: Escape\n\nLesson 1: A\nText here.\n",
+        "../../x.txt",
+        "folder",
+    ),
+    "duplicate title": (
+        lambda tmp: course_text("Vector Databases from Scratch", "a copy").encode(),
+        "copy_of_vectors.txt",
+        "already the course in vector_databases.txt",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+@pytest.mark.parametrize("htmx", [False, True], ids=["page", "htmx"])
+def test_refused_uploads_change_nothing(admin, docs_dir, tmp_path, case, htmx):
+    make, name, reason = REFUSALS[case]
+    docs_before, index_before = docs_snapshot(docs_dir), index_snapshot(admin.app)
+    response = admin.upload([(make(tmp_path), name)], htmx=htmx)
+    html = response.get_data(as_text=True)
+    assert response.status_code == (200 if htmx else 422)
+    assert "Refused 1 file" in html and reason in html
+    assert docs_snapshot(docs_dir) == docs_before
+    assert index_snapshot(admin.app) == index_before
+    assert admin.jobs.status() is None  # no sync started
+    assert not (docs_dir.parent / "x.txt").exists() and not (tmp_path.parent / "x.txt").exists()
+
+
+def test_oversized_upload_is_413_with_a_message(make_app, docs_dir):
+    admin = Admin(make_app(ADMIN_PASSWORD=PASSWORD, MAX_UPLOAD_MB=0.01))
+    admin.login()
+    docs_before = docs_snapshot(docs_dir)
+    big = course_text("Huge Course", "padding " * 3000).encode()
+    response = admin.upload([(big, "huge.txt")])
+    assert response.status_code == 413
+    assert "larger than the 10 KB limit" in response.get_data(as_text=True)
+    htmx = admin.upload([(big, "huge.txt")], htmx=True)
+    assert "larger than the 10 KB limit" in htmx.get_data(as_text=True)
+    assert docs_snapshot(docs_dir) == docs_before
+    assert admin.jobs.status() is None
+
+
+def test_upload_without_files_is_a_bad_request(admin):
+    response = admin.post("/admin/upload", {}, content_type="multipart/form-data")
+    assert response.status_code == 400
+    assert "Choose at least one" in response.get_data(as_text=True)
+
+
+def test_a_file_over_the_limit_is_refused_even_inside_a_small_request(docs_dir):
+    # A body sent without a length is cut off by Werkzeug; this checks the per-file limit behind it.
+    from werkzeug.datastructures import FileStorage
+
+    outcome = save_uploads(
+        [FileStorage(io.BytesIO(b"x" * 101), "big.txt")], docs_dir, max_bytes=100, check_upload=lambda c: None
+    )
+    assert [item.reason for item in outcome.refused] == ["the file is larger than the 100 bytes limit"]
+    assert not (docs_dir / "big.txt").exists()
