@@ -46,8 +46,8 @@ bench: install
 	$(BIN)/python -m bench
 
 lint: install
-	$(BIN)/ruff check app tests bench
-	$(BIN)/ruff format --check app tests bench
+	$(BIN)/ruff check app tests bench gunicorn.conf.py wsgi.py
+	$(BIN)/ruff format --check app tests bench gunicorn.conf.py wsgi.py
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache .ruff_cache

@@ -56,7 +56,12 @@ class Settings(BaseSettings):
     session_cookie_secure: bool = False
 
     @field_validator(
-        "anthropic_api_key", "anthropic_base_url", "admin_password", "secret_key", "chroma_host", mode="before"
+        "anthropic_api_key",
+        "anthropic_base_url",
+        "admin_password",
+        "secret_key",
+        "chroma_host",
+        mode="before",
     )
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
@@ -64,7 +69,7 @@ class Settings(BaseSettings):
         return None if isinstance(value, str) and not value.strip() else value
 
     @model_validator(mode="after")
-    def _check_overlap(self) -> "Settings":
+    def _check_overlap(self) -> Settings:
         """Refuse an overlap that would leave no room for new text in a chunk."""
         if self.chunk_overlap >= self.chunk_size:
             raise ValueError("CHUNK_OVERLAP must be smaller than CHUNK_SIZE")
