@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,10 +21,9 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture
-def live_server(make_app, fake_claude):
-    """The app in Claude mode (fake Messages API), CSRF on, served by werkzeug on 127.0.0.1."""
-    app = make_app(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_claude.url)
+@contextmanager
+def serve(app) -> Iterator[str]:
+    """Serve `app` with a threaded werkzeug server on a free loopback port; yield its base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
     thread.start()
@@ -32,6 +33,13 @@ def live_server(make_app, fake_claude):
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@pytest.fixture
+def live_server(make_app, fake_claude):
+    """The app in Claude mode (fake Messages API), CSRF on, served by werkzeug on 127.0.0.1."""
+    with serve(make_app(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_claude.url)) as base:
+        yield base
 
 
 @pytest.fixture(scope="session")

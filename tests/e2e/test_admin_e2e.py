@@ -2,55 +2,26 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from werkzeug.serving import make_server
 
+from tests.e2e.conftest import serve
 from tests.helpers import make_docx
 from tests.web.admin_helpers import PASSWORD, course_text
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SYNC_TIMEOUT_MS = 180_000
 
 
 @pytest.fixture
 def live_admin(make_app):
-    """The app (admin on, CSRF on) served over HTTP on 127.0.0.1 by a threaded Werkzeug server."""
+    """The app (admin on, CSRF on) served over HTTP on 127.0.0.1; sync jobs finish before the folder goes."""
     app = make_app(ADMIN_PASSWORD=PASSWORD)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield app, f"http://127.0.0.1:{server.server_port}"
+        with serve(app) as base:
+            yield app, base
     finally:
-        server.shutdown()
-        thread.join(timeout=10)
         app.extensions["sync_jobs"].wait(SYNC_TIMEOUT_MS / 1000)
-
-
-@pytest.fixture
-def browser():
-    """Debian's Chromium, headless, driven by Playwright."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def _sign_in(page, base: str) -> None:
@@ -95,6 +66,7 @@ def test_upload_a_docx_watch_the_sync_find_the_course_and_remove_it(live_admin, 
     page.goto(f"{base}/")
     assert "Birdsong Identification" not in page.inner_text("body")
     assert not [e for e in errors if "Content Security Policy" in e], errors
+    page.close()
 
 
 def test_sync_without_javascript_follows_the_self_refreshing_status_page(live_admin, browser, tmp_path):

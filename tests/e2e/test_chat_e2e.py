@@ -33,6 +33,20 @@ def csp_violations(page) -> list[str]:
     return found
 
 
+def ask(page, question: str, exchanges: int) -> None:
+    """Type a question, press Ask and wait until the conversation holds `exchanges` exchanges."""
+    page.get_by_label("Your question").fill(question)
+    page.get_by_role("button", name="Ask", exact=True).click()
+    expect(page.locator("article.exchange")).to_have_count(exchanges)
+
+
+def start_new_chat(page) -> None:
+    """Press New chat and wait for the empty conversation with its welcome."""
+    page.get_by_role("button", name="New chat").click()
+    expect(page.locator("article.exchange")).to_have_count(0)
+    expect(page.locator(".empty-state")).to_be_visible()
+
+
 def check_answer_and_sources(page, answer_text: str) -> None:
     """The newest exchange shows the answer and, in its <details>, lesson links that open in a new tab."""
     exchange = page.locator("article.exchange").last
@@ -77,17 +91,13 @@ def test_chat_with_javascript(browser, live_server, fake_claude, tmp_path):
     # A follow-up: the model receives the first exchange as history.
     fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "dot product normalised vectors"})
     fake_claude.enqueue_text("With unit vectors it equals the **dot product**.")
-    page.get_by_label("Your question").fill("And for normalised vectors?")
-    page.get_by_role("button", name="Ask", exact=True).click()
-    expect(page.locator("article.exchange")).to_have_count(2)
+    ask(page, "And for normalised vectors?", exchanges=2)
     check_answer_and_sources(page, "equals the dot product")
     assert user_questions(fake_claude) == ["What is cosine similarity?", "And for normalised vectors?"]
     shot(page, tmp_path / "2-follow-up.png")
 
     # A new chat empties the conversation, and the next question goes without history.
-    page.get_by_role("button", name="New chat").click()
-    expect(page.locator("article.exchange")).to_have_count(0)
-    expect(page.locator(".empty-state")).to_be_visible()
+    start_new_chat(page)
     shot(page, tmp_path / "3-new-chat.png")
     fake_claude.enqueue_text("A fresh start.")
     page.locator("button.suggestion").first.click()
@@ -105,24 +115,18 @@ def test_chat_without_javascript(browser, live_server, fake_claude, tmp_path):
 
     fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "fixture scope"})
     fake_claude.enqueue_text("The **fixture scope** decides how often a fixture is created.")
-    page.get_by_label("Your question").fill("What is fixture scope?")
-    page.get_by_role("button", name="Ask", exact=True).click()  # a plain POST, then 303 back to the page
-    expect(page.locator("article.exchange")).to_have_count(1)
+    ask(page, "What is fixture scope?", exchanges=1)  # a plain POST, then 303 back to the page
     check_answer_and_sources(page, "decides how often a fixture is created")
     expect(page.locator("#question")).to_have_value("")
     shot(page, tmp_path / "1-answer-nojs.png")
 
     fake_claude.enqueue_text("Once per test function, unless you choose a wider scope.")
-    page.get_by_label("Your question").fill("What is the default?")
-    page.get_by_role("button", name="Ask", exact=True).click()
-    expect(page.locator("article.exchange")).to_have_count(2)
+    ask(page, "What is the default?", exchanges=2)
     expect(page.locator("article.exchange").last).to_contain_text("Once per test function")
     assert user_questions(fake_claude) == ["What is fixture scope?", "What is the default?"]
     shot(page, tmp_path / "2-follow-up-nojs.png")
 
-    page.get_by_role("button", name="New chat").click()
-    expect(page.locator("article.exchange")).to_have_count(0)
-    expect(page.locator(".empty-state")).to_be_visible()
+    start_new_chat(page)
     shot(page, tmp_path / "3-new-chat-nojs.png")
     context.close()
 

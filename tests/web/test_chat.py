@@ -164,13 +164,23 @@ def test_page_says_when_earlier_turns_were_trimmed(claude_client, fake_claude):
     assert "Question 0?" not in page and "Question 2?" in page
 
 
+def dark_stylesheet_media(html: str) -> str:
+    """The media query on the dark theme's stylesheet link."""
+    return re.search(r'href="/static/dark\.css" media="([^"]*)"', html).group(1)
+
+
 def test_theme_switch_is_stored_in_the_session(client):
-    assert '<html lang="en" data-theme="auto">' in client.get("/").get_data(as_text=True)
+    html = client.get("/").get_data(as_text=True)
+    assert '<html lang="en" data-theme="auto">' in html
+    assert dark_stylesheet_media(html) == "(prefers-color-scheme: dark)"
     response = client.post("/theme", data={"theme": "dark", "next": "/"})
     assert response.status_code == 303 and response.headers["Location"] == "/"
     html = client.get("/").get_data(as_text=True)
     assert '<html lang="en" data-theme="dark">' in html
+    assert dark_stylesheet_media(html) == "all"
     assert 'value="dark" aria-pressed="true"' in html
+    client.post("/theme", data={"theme": "light", "next": "/"})
+    assert dark_stylesheet_media(client.get("/").get_data(as_text=True)) == "not all"
 
 
 def test_theme_refuses_unknown_values_and_foreign_redirects(client):
