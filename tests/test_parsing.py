@@ -538,3 +538,24 @@ def test_test_library_is_exactly_three_txt_courses():
         "rag_in_practice.txt",
         "vector_databases.txt",
     ]
+
+
+def test_prose_line_with_the_next_number_does_not_steal_the_linked_header():
+    text = (
+        "Course Title: Sorting\n\n"
+        "Lesson 1: Basics\nLesson Link: https://example.com/1\n"
+        "Comparisons decide the order of elements.\n"
+        "Lesson 2: we will look at sorting next time, so read ahead.\n"
+        "Lesson 2: Merge Sort\nLesson Link: https://example.com/2\n"
+        "Merge sort splits the list in halves.\n"
+    )
+    course = parse_text(text, "sorting.txt")
+    assert [(lesson.number, lesson.title) for lesson in course.lessons] == [(1, "Basics"), (2, "Merge Sort")]
+    assert "we will look at sorting next time" in course.lessons[0].text
+
+
+def test_unlinked_marker_that_reads_as_a_sentence_is_prose():
+    text = "Course Title: Sorting\n\nLesson 1: Basics\nOrder matters.\nLesson 2: is where we stop, for now.\nEnd.\n"
+    course = parse_text(text, "sorting.txt")
+    assert [lesson.number for lesson in course.lessons] == [1]
+    assert "Lesson 2: is where we stop" in course.lessons[0].text

@@ -15,7 +15,9 @@ Lesson-marker rule. A line of the form `Lesson <N>: <title>` is a *candidate*. T
 
 1. it is *linked*: the next non-blank line is `Lesson Link: ...`. A linked marker always opens a lesson,
    and one whose number is already taken is a duplicate -> `ParseError`;
-2. its number is the next expected one: 0 or 1 for the first lesson, else one more than the highest so far.
+2. its number is the next expected one (0 or 1 for the first lesson, else one more than the highest so
+   far), its title reads as a title (short, not ending like a sentence), and no linked marker with that
+   number comes later in the file.
 
 Any other candidate is lesson text, except an unlinked marker that repeats a taken number while *looking
 like a header* (it follows a blank line or the start of the body, and its title is short and does not end
@@ -190,16 +192,33 @@ def _next_nonblank(lines: list[str], index: int) -> int | None:
     return None
 
 
+def _reads_as_title(title: str) -> bool:
+    """Whether a marker's title is short and does not end like a sentence."""
+    title = title.strip()
+    return len(title) <= _MAX_HEADER_TITLE and not (title and title[-1] in ".,;:!")
+
+
 def _looks_like_header(lines: list[str], index: int, body_start: int, title: str) -> bool:
     """Whether an unlinked marker reads as a lesson header rather than a sentence of prose."""
     after_break = index == body_start or not lines[index - 1].strip()
-    title = title.strip()
-    return after_break and 0 < len(title) <= _MAX_HEADER_TITLE and title[-1] not in ".,;:!"
+    return after_break and bool(title.strip()) and _reads_as_title(title)
+
+
+def _linked_marker_lines(lines: list[str], body_start: int) -> dict[int, int]:
+    """Map each lesson number that has a linked marker to the line of its last such marker."""
+    linked: dict[int, int] = {}
+    for index in range(body_start, len(lines)):
+        match = _MARKER.match(lines[index].strip())
+        link_index = _next_nonblank(lines, index + 1) if match else None
+        if link_index is not None and _LESSON_LINK.match(lines[link_index].strip()):
+            linked[int(match.group(1))] = index
+    return linked
 
 
 def _split_lessons(lines: list[str], body_start: int, name: str) -> tuple[tuple[int, int], list[_Section]]:
     """Find the lesson headers; return the intro's line range and one section per lesson."""
     sections: list[_Section] = []
+    linked = _linked_marker_lines(lines, body_start)
     index = body_start
     while index < len(lines):
         match = _MARKER.match(lines[index].strip())
@@ -213,7 +232,12 @@ def _split_lessons(lines: list[str], body_start: int, name: str) -> tuple[tuple[
         expected = {max(taken) + 1} if taken else {0, 1}
         if number in taken and (link_match or _looks_like_header(lines, index, body_start, lesson_title)):
             raise ParseError(name, f"duplicate lesson number {number}", line=index + 1)
-        if not link_match and number not in expected:
+        # An unlinked marker is prose when it reads as a sentence, or when the real, linked header for
+        # that number comes later ("Lesson 2: we will look at sorting next time." inside lesson 1).
+        prose = not link_match and (
+            number not in expected or not _reads_as_title(lesson_title) or linked.get(number, -1) > index
+        )
+        if prose:
             index += 1
             continue
         link = link_match.group(1).strip() if link_match else ""
