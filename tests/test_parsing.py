@@ -555,7 +555,10 @@ def test_prose_line_with_the_next_number_does_not_steal_the_linked_header():
 
 
 def test_unlinked_marker_that_reads_as_a_sentence_is_prose():
-    text = "Course Title: Sorting\n\nLesson 1: Basics\nOrder matters.\nLesson 2: is where we stop, for now.\nEnd.\n"
+    text = (
+        "Course Title: Sorting\n\nLesson 1: Basics\nOrder matters.\n"
+        "Lesson 2: is where we stop, for now.\nEnd.\n"
+    )
     course = parse_text(text, "sorting.txt")
     assert [lesson.number for lesson in course.lessons] == [1]
     assert "Lesson 2: is where we stop" in course.lessons[0].text
