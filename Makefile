@@ -13,7 +13,8 @@ export ANONYMIZED_TELEMETRY := False
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# torch first, pinned, so nothing pulls a multi-gigabyte CUDA build
+	# torch first, pinned to the CPU wheel that pip finds on these machines, so no other package's
+	# requirement pulls a multi-gigabyte CUDA build (elsewhere, install a CPU build of torch 2.13.0 first)
 	$(BIN)/pip install --quiet "torch==2.13.0"
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
