@@ -13,8 +13,18 @@ bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 worker_class = "gthread"
 threads = 8
 workers = int(os.environ.get("WEB_CONCURRENCY") or 1)
-# Above the longest Claude call the SDK may make, retries included.
-timeout = int(_settings.anthropic_timeout * (_settings.anthropic_max_retries + 1) + 30)
+# The longest answer: up to MAX_TOOL_ROUNDS + 1 Claude calls, each up to ANTHROPIC_TIMEOUT per attempt over
+# 1 + ANTHROPIC_MAX_RETRIES attempts, with the SDK's back-off (at most 8 s) between attempts.
+_retries = _settings.anthropic_max_retries
+_longest_call = _settings.anthropic_timeout * (_retries + 1) + 8 * _retries
+_longest_answer = (_settings.max_tool_rounds + 1) * _longest_call
+# For gthread workers `timeout` is a heartbeat, not a request limit: the worker's main loop tells the
+# master it is alive every second while request threads wait on Claude, so it never cuts a slow answer
+# (the SDK's timeout and retries bound those). It restarts a worker whose main loop is stuck (a deadlock,
+# a C call holding the GIL). It stays above the longest answer so that `--worker-class sync`, where a
+# busy request does stop the heartbeat, never kills an answer in progress either.
+timeout = int(_longest_answer + 30)
+# On a restart, requests in flight get this long to finish; a longer answer is cut.
 graceful_timeout = 30
 # The embedding model loads lazily in each worker; a master that loaded it would hang forked workers.
 preload_app = False

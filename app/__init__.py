@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app.config import Settings, load_settings
 from app.extensions import csrf, limiter
@@ -35,6 +36,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
     )
     app.extensions["services"] = Services(settings)
+    if settings.trusted_proxies:
+        # Only behind that many proxies: their X-Forwarded-* headers name the client the rate limits key on.
+        hops = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
 
     csrf.init_app(app)
     limiter.init_app(app)

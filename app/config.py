@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import secrets
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +14,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # A current Claude Sonnet id; older ids draw deprecation warnings from the SDK.
 DEFAULT_MODEL = "claude-sonnet-5-5"
+# Names another dotenv file to read instead of `.env`; set but empty, no dotenv file is read (tests do this).
+ENV_FILE_VARIABLE = "COURSE_ASSISTANT_ENV_FILE"
 
 
 class ConfigError(SystemExit):
@@ -54,6 +59,7 @@ class Settings(BaseSettings):
     ratelimit_storage_uri: str = "memory://"
     ratelimit_enabled: bool = True
     session_cookie_secure: bool = False
+    trusted_proxies: int = Field(0, ge=0, le=10)
 
     @field_validator(
         "anthropic_api_key",
@@ -106,21 +112,49 @@ class Settings(BaseSettings):
         """Return SECRET_KEY, generating one into instance/secret_key when unset."""
         if self.secret_key:
             return self.secret_key
-        key_file = self.instance_path / "secret_key"
-        if key_file.exists():
-            return key_file.read_text().strip()
-        self.instance_path.mkdir(parents=True, exist_ok=True)
-        key = secrets.token_hex(32)
-        key_file.write_text(key)
-        key_file.chmod(0o600)
-        return key
+        return _shared_key(self.instance_path / "secret_key")
+
+
+def _shared_key(key_file: Path) -> str:
+    """The key in `key_file`, created by exactly one of any processes racing to create it."""
+    key = _read_key(key_file)
+    if key is None:
+        key_file.parent.mkdir(parents=True, exist_ok=True)
+        # mkstemp creates the file 0600; link() publishes it whole and fails if another process won.
+        fd, temp = tempfile.mkstemp(dir=key_file.parent, prefix=".secret_key.")
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(secrets.token_hex(32))
+                handle.flush()
+                os.fsync(handle.fileno())
+            with contextlib.suppress(FileExistsError):  # another process won: use its key
+                os.link(temp, key_file)
+        finally:
+            os.unlink(temp)
+        key = _read_key(key_file)
+    if not key:
+        raise ConfigError(f"Invalid setting SECRET_KEY: {key_file} is empty; delete it or set SECRET_KEY")
+    return key
+
+
+def _read_key(key_file: Path) -> str | None:
+    """The stripped contents of `key_file`, or None when it does not exist."""
+    try:
+        return key_file.read_text().strip()
+    except FileNotFoundError:
+        return None
+
+
+def env_file() -> str | None:
+    """The dotenv file to read: `.env`, or COURSE_ASSISTANT_ENV_FILE's path (set but empty: none)."""
+    return os.environ.get(ENV_FILE_VARIABLE, ".env") or None
 
 
 def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
     """Read settings from the environment, apply overrides, fail in one line naming the variable."""
     overrides = {key.lower(): value for key, value in (overrides or {}).items()}
     try:
-        return Settings(**overrides)
+        return Settings(_env_file=env_file(), **overrides)
     except ValidationError as exc:
         error = exc.errors()[0]
         name = str(error["loc"][0]).upper() if error["loc"] else "configuration"

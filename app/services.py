@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from functools import cached_property
-from threading import Lock
+from collections.abc import Callable
+from threading import RLock
+from typing import Any
 
 from flask import current_app
 
@@ -11,33 +12,44 @@ from app.config import Settings
 
 
 class Services:
-    """Build each service on first use, once per process (never in a gunicorn master)."""
+    """Build each service on first use, exactly once per process (never in a gunicorn master)."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        self._lock = Lock()
+        # Re-entrant: building the indexer or the assistant builds the index under the same lock.
+        self._lock = RLock()
+        self._built: dict[str, Any] = {}
 
-    @cached_property
+    def _once(self, name: str, build: Callable[[], Any]) -> Any:
+        """The service called `name`, built by `build` on first use; concurrent first uses build it once."""
+        service = self._built.get(name)
+        if service is None:
+            with self._lock:
+                service = self._built.get(name)
+                if service is None:
+                    service = self._built[name] = build()
+        return service
+
+    @property
     def index(self):
         """The CourseIndex over ChromaDB."""
         from app.search.index import CourseIndex
 
-        with self._lock:
-            return CourseIndex(self.settings)
+        return self._once("index", lambda: CourseIndex(self.settings))
 
-    @cached_property
+    @property
     def indexer(self):
         """The Indexer that syncs DOCS_DIR into the index."""
         from app.search.sync import Indexer
 
-        return Indexer(self.settings, self.index)
+        return self._once("indexer", lambda: Indexer(self.settings, self.index))
 
-    @cached_property
+    @property
     def assistant(self):
         """The Assistant that answers questions (Claude or extractive)."""
         from app.assistant.service import Assistant
 
-        return Assistant(self.settings, self.index)
+        return self._once("assistant", lambda: Assistant(self.settings, self.index))
 
 
 def services() -> Services:

@@ -12,8 +12,22 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ["ANONYMIZED_TELEMETRY"] = "False"
-for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ADMIN_PASSWORD", "CHROMA_HOST", "SECRET_KEY"):
-    os.environ.pop(_name, None)
+
+
+def _isolate_from_the_developer() -> None:
+    """Drop every setting the caller's shell may carry and read no .env, in this process and its children."""
+    from app.config import ENV_FILE_VARIABLE, Settings
+
+    names = {name.upper() for name in Settings.model_fields} | {"PORT", "BIND", "WEB_CONCURRENCY"}
+    for name in list(os.environ):
+        if name.upper() in names or name.upper().startswith(("ANTHROPIC_", "RATELIMIT_")):
+            del os.environ[name]
+    os.environ[ENV_FILE_VARIABLE] = ""
+    # The `flask` command loads .env into the environment by itself; the CLI tests run it.
+    os.environ["FLASK_SKIP_DOTENV"] = "1"
+
+
+_isolate_from_the_developer()
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_COURSES = Path(__file__).resolve().parent / "data" / "courses"

@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
+
 import pytest
 
-from app.config import ConfigError, Settings, load_settings
+from app.config import ENV_FILE_VARIABLE, ConfigError, Settings, load_settings
 
-SETTING_NAMES = (
-    "CHUNK_SIZE",
-    "CHUNK_OVERLAP",
-    "ANTHROPIC_API_KEY",
-    "CHROMA_HOST",
-    "SECRET_KEY",
-    "ANTHROPIC_TIMEOUT",
-    "ADMIN_PASSWORD",
-)
+RACERS = 16
 
 
 @pytest.fixture(autouse=True)
 def clean_environment(tmp_path, monkeypatch):
-    """Run each test in an empty folder (no stray .env) with none of the variables under test set."""
+    """Run each test in an empty folder; conftest has already dropped the caller's settings."""
     monkeypatch.chdir(tmp_path)
-    for name in SETTING_NAMES:
-        monkeypatch.delenv(name, raising=False)
 
 
 def config_error(**overrides) -> str:
@@ -57,6 +50,7 @@ def test_a_config_error_exits_instead_of_raising_a_traceback():
 
 
 def test_dotenv_is_read_and_the_environment_wins(tmp_path, monkeypatch):
+    monkeypatch.delenv(ENV_FILE_VARIABLE)  # conftest turns .env off; an operator's app reads it
     (tmp_path / ".env").write_text("CHUNK_SIZE=500\nCHUNK_OVERLAP=50\n")
     monkeypatch.setenv("CHUNK_OVERLAP", "70")
     settings = load_settings()
@@ -73,10 +67,28 @@ def test_blank_values_count_as_unset(monkeypatch, blank):
     assert settings.secret_key is None
 
 
-def test_a_blank_line_in_dotenv_is_unset(tmp_path):
+def test_a_blank_line_in_dotenv_is_unset(tmp_path, monkeypatch):
+    monkeypatch.delenv(ENV_FILE_VARIABLE)
     (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=\nADMIN_PASSWORD=\n")
     settings = load_settings()
     assert settings.anthropic_api_key is None and settings.admin_password is None
+
+
+def test_the_env_file_variable_names_another_file_or_none(tmp_path, monkeypatch):
+    (tmp_path / ".env").write_text("MAX_RESULTS=7\n")
+    (tmp_path / "staging.env").write_text("MAX_RESULTS=9\n")
+    monkeypatch.setenv(ENV_FILE_VARIABLE, str(tmp_path / "staging.env"))
+    assert load_settings().max_results == 9
+    monkeypatch.setenv(ENV_FILE_VARIABLE, "")
+    assert load_settings().max_results == 5
+    monkeypatch.delenv(ENV_FILE_VARIABLE)
+    assert load_settings().max_results == 7
+
+
+def test_tests_ignore_a_developers_dotenv(tmp_path):
+    # conftest leaves ENV_FILE_VARIABLE empty, so an API key in a developer's .env cannot reach a test app.
+    (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=sk-from-a-developer\n")
+    assert load_settings().anthropic_api_key is None
 
 
 def test_the_secret_key_is_generated_once_and_reused(tmp_path):
@@ -102,3 +114,46 @@ def test_apps_built_without_a_secret_key_share_the_generated_one(tmp_path):
     first, second = create_app(config), create_app(config)
     assert first.secret_key and first.secret_key == second.secret_key
     assert (tmp_path / "instance" / "secret_key").read_text().strip() == first.secret_key
+
+
+def _generate_key(instance: str, start: threading.Barrier | None = None) -> str:
+    """Wait for the other racers (when given a barrier), then get the instance's secret key."""
+    if start is not None:
+        start.wait()
+    return Settings(instance_path=instance).ensure_secret_key()
+
+
+def test_threads_racing_on_a_fresh_instance_agree_on_one_key(tmp_path):
+    instance = tmp_path / "instance"
+    start = threading.Barrier(RACERS)
+    keys: list[str] = []
+    threads = [
+        threading.Thread(target=lambda: keys.append(_generate_key(str(instance), start)))
+        for _ in range(RACERS)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(keys) == RACERS and len(set(keys)) == 1 and keys[0]
+    assert (instance / "secret_key").read_text() == keys[0]
+    assert sorted(path.name for path in instance.iterdir()) == ["secret_key"], "no temp files left behind"
+
+
+def test_worker_processes_racing_on_a_fresh_instance_agree_on_one_key(tmp_path):
+    instance = tmp_path / "instance"
+    # Fresh interpreters, as gunicorn workers on a fresh instance folder would be.
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        keys = pool.map(_generate_key, [str(instance)] * 8)
+    assert len(set(keys)) == 1 and keys[0]
+    assert (instance / "secret_key").read_text() == keys[0]
+    assert (instance / "secret_key").stat().st_mode & 0o077 == 0
+
+
+def test_an_empty_key_file_is_refused_not_used(tmp_path):
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / "secret_key").write_text("")
+    with pytest.raises(ConfigError) as caught:
+        Settings(instance_path=instance).ensure_secret_key()
+    assert "SECRET_KEY" in str(caught.value) and "secret_key is empty" in str(caught.value)

@@ -32,6 +32,7 @@ from app.search.jobs import SyncJobs
 from app.services import services, settings
 from app.web.errors import wants_json
 from app.web.htmx import is_htmx
+from app.web.redirects import safe_local_path
 from app.web.uploads import megabytes, save_uploads, write_atomically
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -129,9 +130,7 @@ def _next_target() -> str:
 
 def _safe_next(target: str | None) -> str:
     """A local admin path to go to after signing in; anything else goes to the admin page."""
-    if target and target.startswith("/admin") and not target.startswith("//") and "\\" not in target:
-        return target
-    return url_for("admin.index")
+    return safe_local_path(target, url_for("admin.index"), prefix="/admin")
 
 
 @bp.route("/login", methods=["GET", "POST"])

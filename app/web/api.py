@@ -9,7 +9,8 @@ from itsdangerous import BadSignature, URLSafeSerializer
 
 from app.assistant.models import Exchange, Source
 from app.errors import AppError, BadRequest, ServiceUnavailable
-from app.extensions import csrf, limiter
+from app.extensions import ask_limit, csrf
+from app.search.serialize import results_json
 from app.services import services, settings
 from app.web.history import decode_exchanges, encode_exchanges
 
@@ -21,7 +22,7 @@ MAX_K = 50
 
 
 @bp.post("/api/query")
-@limiter.limit(lambda: settings().ratelimit_ask)
+@ask_limit
 def query():
     """Answer `query`, continuing the conversation carried by `session_id` when given."""
     body = _json_object()
@@ -75,22 +76,7 @@ def search():
     lesson = _int_arg("lesson", minimum=0)
     k = _int_arg("k", minimum=1, maximum=MAX_K)
     passages = services().index.search(text, course=course, lesson=lesson, k=k)
-    return jsonify(
-        results=[
-            passage.model_dump(
-                include={
-                    "course_title",
-                    "lesson_number",
-                    "lesson_title",
-                    "lesson_link",
-                    "chunk_index",
-                    "score",
-                    "text",
-                }
-            )
-            for passage in passages
-        ]
-    )
+    return jsonify(results_json(passages))
 
 
 @bp.get("/healthz")

@@ -6,12 +6,13 @@ from flask import Blueprint, redirect, render_template, request, session, url_fo
 
 from app.assistant.models import Exchange
 from app.errors import AppError, BadRequest
-from app.extensions import limiter
+from app.extensions import ask_limit
 from app.search.models import CourseRecord
 from app.services import services, settings
 from app.web.history import History, clear_history, load_history, save_history
 from app.web.htmx import is_htmx
 from app.web.markdown import render_markdown, safe_url
+from app.web.redirects import safe_local_path
 
 bp = Blueprint("chat", __name__)
 
@@ -44,7 +45,7 @@ def index():
 
 
 @bp.post("/ask")
-@limiter.limit(lambda: settings().ratelimit_ask)
+@ask_limit
 def ask():
     """Answer a question: a fragment for htmx, else store it and go back to the page."""
     question = request.form.get("question", "").replace("\r\n", "\n").strip()
@@ -84,7 +85,7 @@ def theme():
     if choice not in THEMES:
         raise BadRequest("Choose auto, light or dark.")
     session["theme"] = choice
-    return redirect(_local_path(request.form.get("next")), 303)
+    return redirect(safe_local_path(request.form.get("next"), url_for(".index")), 303)
 
 
 def question_problem(question: str) -> str | None:
@@ -141,10 +142,3 @@ def _form_context() -> dict:
     """What the question form needs."""
     config = settings()
     return {"max_chars": config.max_question_chars, "max_history": config.max_history}
-
-
-def _local_path(target: str | None) -> str:
-    """`target` when it is a path on this site, else the chat page (no open redirects)."""
-    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
-        return target
-    return url_for(".index")

@@ -57,8 +57,13 @@ def handle_error(error: Exception):
     if isinstance(error, HTTPException) and (error.code is None or error.code < 400):
         return error  # routing redirects travel as HTTPExceptions; let them through
     status, title, message, detail = describe(error)
-    if status >= 500 and not isinstance(error, AppError):
-        current_app.logger.exception("Unhandled error on %s %s", request.method, request.path)
+    if status >= 500:
+        if isinstance(error, AppError):
+            current_app.logger.warning("%s on %s %s: %s", status, request.method, request.path, detail)
+        else:
+            current_app.logger.exception("Unhandled error on %s %s", request.method, request.path)
+        # A 5xx detail names files, hosts and library errors: the log keeps it, clients get the message.
+        detail = message
     if wants_json():
         response = jsonify(error=message, detail=detail)
         response.status_code = status

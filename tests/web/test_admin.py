@@ -117,11 +117,26 @@ def test_sign_in_flag_expires(admin):
 
 def test_sign_in_never_redirects_off_site(admin):
     token = csrf_token(admin.client)
-    for target in ("//evil.example/admin", "https://evil.example/", "/elsewhere"):
+    for target in (
+        "//evil.example/admin",
+        "https://evil.example/",
+        "/elsewhere",
+        "/\t/evil.example",
+        "/\n/evil.example",
+        "/admin\\@evil.example",
+        "/admin/\r\nSet-Cookie: x=1",
+    ):
         response = admin.client.post(
             "/admin/login", data={"password": PASSWORD, "csrf_token": token, "next": target}
         )
         assert response.location == "/admin"
+
+
+def test_signed_in_login_page_never_redirects_off_site(admin):
+    admin.login()
+    for target in ("/\t/evil.example", "/\n/evil.example", "//evil.example"):
+        response = admin.client.get("/admin/login", query_string={"next": target})
+        assert response.status_code == 303 and response.location == "/admin"
 
 
 def test_logout_ends_the_session(admin):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 
 import pytest
+from flask import request
 
 from tests.web.support import script_answer, user_turns
 
@@ -74,9 +76,14 @@ def test_query_refuses_bad_requests(claude_client, fake_claude, kwargs):
     assert fake_claude.requests == []
 
 
-def test_query_model_error_is_503_json(claude_client, fake_claude):
-    fake_claude.enqueue_error(529, "Overloaded", times=3)
-    assert_error(claude_client.post("/api/query", json={"query": "Anyone there?"}), 503)
+def test_query_model_error_is_503_json_without_the_sdk_error(claude_app, fake_claude, caplog):
+    fake_claude.enqueue_error(529, "Overloaded in cluster eu-internal-7", times=3)
+    with caplog.at_level(logging.WARNING, logger=claude_app.logger.name):
+        response = claude_app.test_client().post("/api/query", json={"query": "Anyone there?"})
+    body = assert_error(response, 503)
+    assert "overloaded" in body["error"] and body["detail"] == body["error"]
+    assert "eu-internal-7" not in response.get_data(as_text=True)
+    assert "eu-internal-7" in caplog.text  # the operator still sees what the SDK said
 
 
 def test_api_needs_no_csrf_token(make_app):
@@ -140,14 +147,24 @@ def test_health_and_readiness(client):
     assert client.get("/readyz").get_json() == {"status": "ready", "courses": 3}
 
 
-def test_readiness_fails_when_chromadb_is_down(make_app):
+def test_readiness_fails_when_chromadb_is_down_without_naming_it(make_app, caplog):
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     app = make_app(CHROMA_HOST="127.0.0.1", CHROMA_PORT=port)
     client = app.test_client()
     assert client.get("/healthz").status_code == 200
-    assert_error(client.get("/readyz"), 503)
+    with caplog.at_level(logging.WARNING, logger=app.logger.name):
+        response = client.get("/readyz")
+    body = assert_error(response, 503)
+    assert body["detail"] == body["error"] and "course index" in body["error"]
+    assert f"127.0.0.1:{port}" not in response.get_data(as_text=True)
+    assert f"127.0.0.1:{port}" in caplog.text  # the log says which server did not answer
+
+
+def test_client_errors_keep_their_detail(client):
+    body = assert_error(client.get("/api/search?q=x&k=0"), 400)
+    assert body["detail"] == "'k' must be between 1 and 50."
 
 
 def test_query_rate_limit_is_json(make_app):
@@ -157,3 +174,43 @@ def test_query_rate_limit_is_json(make_app):
         client.post("/api/query", json={})
     body = assert_error(client.post("/api/query", json={"query": "Again?"}), 429)
     assert "wait a minute" in body["error"]
+
+
+def test_ask_and_query_share_one_budget(make_app):
+    app = make_app(RATELIMIT_ENABLED=True, RATELIMIT_ASK="2 per minute")
+    app.config["WTF_CSRF_ENABLED"] = False
+    client = app.test_client()
+    assert client.post("/ask", data={"question": ""}).status_code == 400  # counted, refused in place
+    assert client.post("/api/query", json={}).status_code == 400
+    assert_error(client.post("/api/query", json={"query": "Third?"}), 429)
+    assert client.post("/ask", data={"question": "Fourth?"}).status_code == 429
+
+
+def forwarded_statuses(app, *clients: str) -> list[int]:
+    """POST /api/query once per forwarded client address (each through the same proxy); the statuses."""
+    client = app.test_client()
+    return [
+        client.post("/api/query", json={}, headers={"X-Forwarded-For": address}).status_code
+        for address in clients
+    ]
+
+
+def test_behind_a_trusted_proxy_each_client_has_its_own_budget(make_app):
+    app = make_app(RATELIMIT_ENABLED=True, RATELIMIT_ASK="1 per minute", TRUSTED_PROXIES=1)
+    assert forwarded_statuses(app, "203.0.113.1", "203.0.113.1", "203.0.113.2") == [400, 429, 400]
+
+
+def test_without_trusted_proxies_a_forwarded_address_is_ignored(make_app):
+    app = make_app(RATELIMIT_ENABLED=True, RATELIMIT_ASK="1 per minute")
+    # A client cannot buy a fresh budget by claiming to be someone else.
+    assert forwarded_statuses(app, "203.0.113.1", "203.0.113.2") == [400, 429]
+
+
+def test_a_trusted_proxy_sets_scheme_and_host(make_app):
+    app = make_app(TRUSTED_PROXIES=1)
+    app.add_url_rule("/where", "where", lambda: {"url": request.url})
+    headers = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "courses.example.org"}
+    assert (
+        app.test_client().get("/where", headers=headers).get_json()["url"]
+        == "https://courses.example.org/where"
+    )

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from app.web.redirects import safe_local_path
 from app.web.security import CONTENT_SECURITY_POLICY
+from tests.web.admin_helpers import PASSWORD, Admin
 from tests.web.support import HX, csrf_from
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
@@ -120,3 +122,78 @@ def test_csrf_token_in_form_or_header_is_accepted(make_app):
     assert response.status_code == 200 and "<article" in response.get_data(as_text=True)
     assert client.post("/theme", data={"theme": "dark", "csrf_token": token}).status_code == 303
     assert client.post("/new", data={"csrf_token": token}).status_code == 303
+
+
+HOSTILE_COURSE = """Course Title: Hostile Links
+Course Link: javascript:alert(1)
+Course Instructor: Mallory
+
+Lesson 1: Clicking Things
+Lesson Link: javascript:alert(2)
+Hostile links in a course document must never become clickable links on any page.
+"""
+
+
+@pytest.fixture
+def hostile_app(make_app, docs_dir):
+    """An app (admin on, CSRF on) whose index holds a course with javascript: course and lesson links."""
+    (docs_dir / "hostile.txt").write_text(HOSTILE_COURSE)
+    app = make_app(ADMIN_PASSWORD=PASSWORD)
+    report = app.extensions["services"].indexer.sync()
+    assert not report.problems, report.problems
+    return app
+
+
+def test_document_links_that_are_not_http_never_reach_an_href(hostile_app):
+    client = hostile_app.test_client()
+    chat = client.get("/").get_data(as_text=True)
+    token = csrf_from(chat)
+    answer = client.post(
+        "/ask",
+        data={"question": "Why must hostile links never become clickable?"},
+        headers={**HX, "X-CSRFToken": token},
+    ).get_data(as_text=True)
+    admin = Admin(hostile_app)
+    admin.login()
+    admin_page = admin.client.get("/admin").get_data(as_text=True)
+    assert "Hostile Links – Lesson 1: Clicking Things" in answer  # the source is listed, unlinked
+    for html in (chat, answer, admin_page):
+        assert "Hostile Links" in html
+        assert "javascript:" not in html
+    # Plain http(s) course links still are links.
+    assert '<a href="https://example.com/courses/vectordb" rel="noopener nofollow">' in admin_page
+
+
+OFF_SITE = [
+    "//evil.example/",
+    "/\t/evil.example",
+    "/\n/evil.example",
+    "/\r\n/evil.example",
+    "/\\evil.example",
+    "/\\/evil.example",
+    "/\x00/evil.example",
+    "/\x7f/evil.example",
+    "/\x85/evil.example",
+    "https://evil.example/",
+    "javascript:alert(1)",
+    "evil.example",
+    "",
+    None,
+]
+
+
+@pytest.mark.parametrize("target", OFF_SITE)
+def test_redirect_targets_off_this_site_fall_back(target):
+    assert safe_local_path(target, "/fallback") == "/fallback"
+    assert safe_local_path(target, "/admin", prefix="/admin") == "/admin"
+
+
+@pytest.mark.parametrize("target", ["/", "/admin/sync/status?x=1", "/a b#part", "/admin"])
+def test_local_paths_are_kept(target):
+    assert safe_local_path(target, "/fallback") == target
+
+
+def test_a_prefix_keeps_redirects_inside_its_area():
+    assert safe_local_path("/admin/sync/status", "/admin", prefix="/admin") == "/admin/sync/status"
+    for target in ("/", "/administrator", "/elsewhere/admin"):
+        assert safe_local_path(target, "/admin", prefix="/admin") == "/admin"
