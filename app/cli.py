@@ -59,7 +59,7 @@ class _ProgressBar:
 
 @click.command("index")
 @with_appcontext
-@click.option("--rebuild", is_flag=True, help="Clear the index and index every document again.")
+@click.option("--rebuild", is_flag=True, help="Index every document again, each course replaced in place.")
 def index_command(rebuild: bool) -> None:
     """Sync DOCS_DIR into the index; exit 1 when any file failed or was refused."""
     service = services()

@@ -89,7 +89,7 @@ def test_index_rebuild_indexes_everything_again(app):
     result = invoke(app, "index", "--rebuild")
     assert result.exit_code == 0, result.output
     summary = result.stdout.splitlines()[-1]
-    assert summary.startswith("Rebuilt: 3 added, 0 updated, 0 unchanged")
+    assert summary.startswith("Rebuilt: 0 added, 3 updated, 0 unchanged")
     chunks = int(summary.split("; ")[1].split()[0])
     courses = app.extensions["services"].index.courses()
     assert chunks == sum(course.chunk_count for course in courses) > 0

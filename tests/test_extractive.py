@@ -84,11 +84,35 @@ def test_a_quoted_term_is_not_mistaken_for_a_missing_course(assistant):
     assert "The fixture scope decides how often the fixture is created" in answer.markdown
 
 
-def test_a_named_course_that_does_not_exist_lists_the_courses(assistant):
-    answer = assistant.answer("What does the Kubernetes course say about pods?", [])
+def test_a_course_phrase_that_matches_no_course_searches_every_course_with_a_note(assistant):
+    answer = assistant.answer("What does the Kubernetes course say about fixture scope?", [])
 
     assert answer.markdown.startswith(MODE_LINE)
-    assert "No course matches 'Kubernetes'" in answer.markdown
+    assert "No course matches 'Kubernetes', so every course was searched" in answer.markdown
+    for title in (RAG, VECTOR, PYTEST):
+        assert title in answer.markdown
+    assert answer.sources[0].label == f"{PYTEST} – Lesson 2: Fixtures"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the best course to learn about cosine similarity?",
+        "What did the instructor say in the course about cosine similarity?",
+    ],
+)
+def test_ordinary_words_before_course_are_not_a_course_name(assistant, question):
+    answer = assistant.answer(question, [])
+
+    assert "No course matches" not in answer.markdown
+    assert "cosine similarity" in answer.markdown
+    assert answer.sources
+
+
+def test_a_course_called_by_a_name_that_does_not_exist_lists_the_courses(assistant):
+    answer = assistant.answer("What is in the course called Kubernetes Basics?", [])
+
+    assert "No course matches 'Kubernetes Basics'" in answer.markdown
     for title in (RAG, VECTOR, PYTEST):
         assert title in answer.markdown
     assert answer.sources == []
@@ -126,7 +150,10 @@ def test_outline_question_without_a_course_lists_the_courses(assistant):
     answer = assistant.answer("Which lessons are there?", [])
 
     assert "Which course?" in answer.markdown
-    assert "- [Python Testing with Pytest](https://example.com/courses/pytest) (3 lessons)" in answer.markdown
+    assert (
+        "- [Python Testing with Pytest](https://example.com/courses/pytest) (3 lessons, taught by Kent Beck)"
+        in answer.markdown
+    )
     assert answer.sources == []
 
 
@@ -170,3 +197,44 @@ def test_question_words_pick_the_tool_and_the_lesson(question, outline, lesson):
 def test_blank_or_overlong_questions_are_refused(assistant, question):
     with pytest.raises(BadRequest):
         assistant.answer(question, [])
+
+
+def test_who_teaches_a_course_answers_with_its_instructor_and_outline(assistant):
+    answer = assistant.answer("Who teaches the RAG course?", [])
+
+    assert answer.markdown.startswith("_No language model is configured; here is the outline")
+    assert f"{RAG} is taught by Ada Lovelace." in answer.markdown
+    assert "- Lesson 2: [Chunking Documents]" in answer.markdown
+    assert [source.label for source in answer.sources] == [RAG]
+
+
+@pytest.mark.parametrize(
+    "question", ["Who teaches the RAG course?", "Which instructor runs pytest?", "Is RAG taught by Ada?"]
+)
+def test_instructor_questions_ask_for_the_outline(question):
+    assert wants_outline(question)
+
+
+def test_instructor_as_a_word_in_a_content_question_is_not_an_outline_question():
+    assert not wants_outline("What did the instructor say in the course about fixtures?")
+
+
+def test_shared_title_words_alone_do_not_filter_by_course(assistant):
+    plan = assistant._answerer.plan("How do I test Python code?")
+
+    assert plan.course is None
+
+
+def test_the_words_that_named_the_course_are_not_part_of_the_topic(assistant):
+    plan = assistant._answerer.plan("What is chunk overlap in RAG?")
+
+    assert plan.course is not None and plan.course.title == RAG
+    assert "RAG" not in plan.topic and "overlap" in plan.topic
+
+
+def test_the_answer_leads_with_consecutive_sentences_of_the_best_passage(assistant):
+    answer = assistant.answer("How does HNSW search the graph layers?", [])
+
+    first_block = answer.markdown.split("\n\n")[2]
+    assert first_block.count(". ") >= 2
+    assert answer.sources[0].label == f"{VECTOR} – Lesson 2: HNSW Graphs"

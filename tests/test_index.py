@@ -148,10 +148,15 @@ def test_search_in_an_empty_index_finds_nothing(index):
         ("the vector database class", "Vector Databases from Scratch"),
         ("testing with pytest", "Python Testing with Pytest"),
         ("pytest", "Python Testing with Pytest"),
-        # Past every text rule: these resolve by embedding similarity.
-        ("vector DBs", "Vector Databases from Scratch"),
         ("the pytest one", "Python Testing with Pytest"),
         ("retrieval augmented gen", "Retrieval-Augmented Generation in Practice"),
+        ("VD", "Vector Databases from Scratch"),
+        # A distinctive lesson-title term, or the instructor's name.
+        ("HNSW", "Vector Databases from Scratch"),
+        ("Ada Lovelace", "Retrieval-Augmented Generation in Practice"),
+        ("Hopper", "Vector Databases from Scratch"),
+        # A word that is not in the title but means one of its words.
+        ("vector DBs", "Vector Databases from Scratch"),
     ],
 )
 def test_names_resolve_to_the_course_they_mean(library_index, name, title):
@@ -159,7 +164,20 @@ def test_names_resolve_to_the_course_they_mean(library_index, name, title):
 
 
 @pytest.mark.parametrize(
-    "name", ["Kubernetes for beginners", "cooking pasta", "unit tests", "python programming"]
+    "name",
+    [
+        "Kubernetes for beginners",
+        "cooking pasta",
+        "unit tests",
+        "python programming",
+        "machine learning",
+        "SQL databases",
+        # Letters from the middle of a title's initials ("df" in "vdfs"), and a small word.
+        "as",
+        "df",
+        # An ordinary lesson-title word is not distinctive enough to name a course.
+        "fixtures",
+    ],
 )
 def test_unrelated_names_match_nothing(library_index, name):
     with pytest.raises(CourseNotFound) as caught:

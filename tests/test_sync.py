@@ -15,7 +15,7 @@ from app.config import load_settings
 from app.courses.parsing import parse_bytes
 from app.errors import AppError, SyncBusy
 from app.search.embeddings import Embedder
-from app.search.index import CourseIndex
+from app.search.index import CONTENT, CourseIndex
 from app.search.models import SyncProgress
 from app.search.sync import Indexer
 
@@ -175,22 +175,146 @@ def test_a_retitled_file_replaces_its_old_course(lib):
     assert [record.title for record in lib.index.courses()] == ["Cooking Basics", "Garden Basics"]
 
 
-def test_rebuild_starts_clean(lib):
+def stored_chunks(index: CourseIndex) -> list[tuple[str, str, str]]:
+    """Every chunk in the content collection as (course id, version, text)."""
+    result = index._run(CONTENT, "get", include=["metadatas", "documents"])
+    return [
+        (metadata["course_id"], metadata["version"], text)
+        for metadata, text in zip(result["metadatas"], result["documents"], strict=True)
+    ]
+
+
+class FlatEmbedder:
+    """Vectors of 8 dimensions, as a different embedding model would make."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One fixed unit vector per text."""
+        return [[1.0] + [0.0] * 7 for _ in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """The same fixed unit vector."""
+        return [1.0] + [0.0] * 7
+
+
+def test_rebuild_writes_every_course_again_under_a_new_version(lib):
     lib.indexer.sync()
+    before = lib.index.versions()
     report = lib.indexer.sync(rebuild=True)
     assert report.rebuild is True
+    assert lib.statuses(report) == {"garden.txt": "updated", "kitchen.txt": "updated"}
+    after = lib.index.versions()
+    assert set(after) == set(before) and all(after[course] != before[course] for course in before)
+    assert {(course, version) for course, version, _ in stored_chunks(lib.index)} == set(after.items())
+    assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
+    assert not lib.indexer.rebuild_marker.exists()
+    # A second rebuild is a new generation again.
+    lib.indexer.sync(rebuild=True)
+    assert all(version not in after.values() for version in lib.index.versions().values())
+
+
+def test_rebuild_keeps_the_old_version_of_a_file_that_no_longer_parses(lib):
+    lib.indexer.sync()
+    kitchen_version = lib.index.versions()["kitchen-basics"]
+    (lib.docs / "kitchen.txt").write_bytes(b"Course Title: Kitchen\x00Basics\n")
+    report = lib.indexer.sync(rebuild=True)
+    assert lib.statuses(report) == {"garden.txt": "updated", "kitchen.txt": "failed"}
+    assert report.problems[0].course_title == "Kitchen Basics"
+    assert lib.index.versions()["kitchen-basics"] == kitchen_version
+    assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
+    assert lib.index.purge_orphans() == 0
+
+
+def test_a_rebuild_killed_half_way_leaves_every_course_searchable_and_the_next_sync_finishes_it(
+    lib, monkeypatch
+):
+    lib.write("bakery.txt", "Bakery Basics", SHALLOTS)
+    lib.indexer.sync()
+    before = lib.index.versions()
+    real_upsert = lib.index.upsert_course
+    written: list[str] = []
+
+    def killed_after_one(course, chunks, generation=""):
+        if written:
+            raise KeyboardInterrupt("killed after the first course of the rebuild")
+        written.append(course.title)
+        return real_upsert(course, chunks, generation=generation)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(lib.index, "upsert_course", killed_after_one)
+        with pytest.raises(KeyboardInterrupt):
+            lib.indexer.sync(rebuild=True)
+    middle = lib.index.versions()
+    assert written == ["Bakery Basics"] and middle["bakery-basics"] != before["bakery-basics"]
+    assert {course: middle[course] for course in ("garden-basics", "kitchen-basics")} == {
+        course: before[course] for course in ("garden-basics", "kitchen-basics")
+    }
+    assert lib.texts("acidity", course="Bakery Basics") == [SHALLOTS]
+    assert lib.texts("tomatoes", course="Garden Basics") == [TOMATOES]
+    assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
+    assert lib.indexer.rebuild_marker.exists()
+
+    counting = CountingEmbedder(lib.index.embedder)
+    lib.index.embedder = counting
+    report = lib.indexer.sync()  # a plain sync picks up the unfinished rebuild
+    assert report.rebuild is True
+    assert lib.statuses(report) == {
+        "bakery.txt": "unchanged",
+        "garden.txt": "updated",
+        "kitchen.txt": "updated",
+    }
+    # The course already rebuilt is not embedded again: two chunks and two catalog titles, plus the probe.
+    assert counting.texts == 5
+    after = lib.index.versions()
+    assert after["bakery-basics"] == middle["bakery-basics"]
+    assert all(after[course] != before[course] for course in before)
+    assert lib.index.purge_orphans() == 0 and not lib.indexer.rebuild_marker.exists()
+    assert lib.statuses(lib.indexer.sync()) == dict.fromkeys(
+        ["bakery.txt", "garden.txt", "kitchen.txt"], "unchanged"
+    )
+
+
+def test_rebuild_with_a_new_chunk_size_replaces_every_chunk(lib, tmp_path):
+    sentences = " ".join(f"Step {n} of the braise adds stock and tastes the sauce again." for n in range(30))
+    lib.write("kitchen.txt", "Kitchen Basics", sentences)
+    lib.indexer.sync()
+    old_chunks = stored_chunks(lib.index)
+    small = load_settings({"docs_dir": lib.docs, "instance_path": tmp_path / "instance", "chunk_size": 200})
+    index = CourseIndex(small)
+    report = Indexer(small, index).sync(rebuild=True)
+    assert lib.statuses(report) == {"garden.txt": "updated", "kitchen.txt": "updated"}
+    chunks = stored_chunks(index)
+    versions = index.versions()
+    assert {(course, version) for course, version, _ in chunks} == set(versions.items())
+    assert not {text for *_, text in old_chunks if len(text) > 200} & {text for *_, text in chunks}
+    kitchen = [text for course, _, text in chunks if course == "kitchen-basics"]
+    assert len(kitchen) == index.get_course("kitchen-basics").chunk_count > 3
+    assert max(len(text) for text in kitchen) <= 200
+
+
+def test_rebuild_after_a_change_of_vector_size_starts_from_an_empty_index(lib):
+    other_model = CourseIndex(lib.settings, embedder=FlatEmbedder())
+    Indexer(lib.settings, other_model).sync()
+    assert lib.index.stored_dimension() == 8
+    report = lib.indexer.sync(rebuild=True)
     assert lib.statuses(report) == {"garden.txt": "added", "kitchen.txt": "added"}
-    assert lib.index.ping() == 2
+    assert lib.index.stored_dimension() == lib.index.model_dimension() == 384
     assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
 
 
 def test_only_course_documents_are_synced(lib):
     (lib.docs / "README.md").write_text("# notes\n")
-    (lib.docs / "readme.txt").write_text("Not a course.\n")
     (lib.docs / ".hidden.txt").write_text(course_text("Hidden", "secret"))
     (lib.docs / "notes.md").write_text("notes\n")
     (lib.docs / "sub.txt").mkdir()
     assert [path.name for path in lib.indexer.supported_files()] == ["garden.txt", "kitchen.txt"]
+
+
+def test_a_readme_txt_is_a_course_like_any_other_txt(lib):
+    # Only Markdown is documentation: a README.txt is indexed, so an uploaded one is never silently dropped.
+    lib.write("README.TXT", "Reading Basics", SHALLOTS)
+    report = lib.indexer.sync()
+    assert lib.statuses(report)["README.TXT"] == "added"
+    assert lib.texts("acidity", course="Reading Basics") == [SHALLOTS]
 
 
 def test_progress_is_reported_before_and_after_each_file(lib):
@@ -303,3 +427,17 @@ def test_check_upload_refuses_a_title_another_file_holds(lib):
     # A title whose file has left the folder is free to take.
     (lib.docs / "kitchen.txt").unlink()
     lib.indexer.check_upload(same_title_other_file)
+
+
+def test_check_upload_refuses_a_title_a_file_not_yet_indexed_holds(lib):
+    lib.indexer.sync()
+    lib.write("by-hand.txt", "Bread Basics", SHALLOTS)  # placed by hand (or just uploaded), not yet synced
+    lib.write("garden.txt", "Garden Basics", TOMATOES, ONIONS)  # indexed, changed since: parsed again
+    with pytest.raises(AppError) as caught:
+        lib.indexer.check_upload(parse_bytes(course_text("Bread Basics", ONIONS).encode(), "bread.txt"))
+    assert caught.value.status == 409
+    assert str(caught.value) == "'Bread Basics' is already the course in by-hand.txt"
+    # The same file again is its replacement; an unreadable file holds no title.
+    lib.indexer.check_upload(parse_bytes(course_text("Bread Basics", ONIONS).encode(), "by-hand.txt"))
+    (lib.docs / "by-hand.txt").write_bytes(b"")
+    lib.indexer.check_upload(parse_bytes(course_text("Bread Basics", ONIONS).encode(), "bread.txt"))

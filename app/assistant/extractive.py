@@ -17,16 +17,37 @@ from app.assistant.tools import (
 from app.courses.chunking import split_sentences
 from app.errors import CourseNotFound
 from app.search.models import CourseRecord, Outline, Passage
+from app.search.names import (
+    STOPWORDS,
+    acronym_matches,
+    content_words,
+    initials,
+    is_acronym_token,
+    longest_run,
+    stem,
+    tokens,
+)
 
 SEARCH_NOTE = "_No language model is configured; here are the most relevant passages from the courses._"
 OUTLINE_NOTE = "_No language model is configured; here is the outline from the course materials._"
 NO_MATCH = "Nothing in the course materials matches this question. Try other words, or name a course."
-MAX_SENTENCES = 6
 MIN_WORDS = 4
-# Cosine similarity (all-MiniLM-L6-v2) below which a sentence is not about the question at all, and how far
-# below the best sentence a sentence may fall and still be quoted.
+# The lead: a few consecutive sentences of the best passage, so the answer reads as an explanation rather
+# than a keyword hit. Then up to MAX_MORE further sentences from the other relevant passages.
+LEAD_SENTENCES = 3
+MAX_MORE = 3
+# A sentence is ranked by how close it is to the question and how close its passage is: a short sentence
+# that repeats the question's keyword ("Three parameters control HNSW.") must not beat the passage that
+# explains it. Cosine similarities (all-MiniLM-L6-v2).
+# The question's own words count too: the model knows little of terms such as "HNSW" or "CSRF".
+SENTENCE_WEIGHT = 0.4
+PASSAGE_WEIGHT = 0.4
+KEYWORD_WEIGHT = 0.2
+# Below MIN_RELEVANCE the best sentence is not about the question; further sentences must be on topic
+# (MIN_SCORE) and close to the lead (MAX_GAP), from a passage close to the best one or the lead's lesson.
+MIN_RELEVANCE = 0.3
 MIN_SCORE = 0.25
-MAX_GAP = 0.2
+MAX_GAP = 0.12
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
@@ -34,6 +55,12 @@ NUMBER_WORDS = {
 }  # fmt: skip
 LESSON_RE = re.compile(
     r"\blesson\s*(?:#|no\.?\s*|number\s*)?(\d{1,3}|" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE
+)
+INSTRUCTOR_RE = re.compile(
+    r"\bwho\s+(?:teaches|taught|is\s+teaching|runs|gives|is\s+the\s+(?:instructor|teacher))\b"
+    r"|\btaught\s+by\b|\b(?:instructor|teacher)\s+(?:of|for)\b|\bwhich\s+(?:instructor|teacher)\b"
+    r"|\bwhat(?:'s|\s+is)\s+the\s+(?:name\s+of\s+the\s+)?(?:instructor|teacher)\b",
+    re.IGNORECASE,
 )
 OUTLINE_RE = re.compile(
     r"\b(outline|syllabus|curriculum|table of contents|structure|lesson list|list (?:of |the )?lessons"
@@ -47,59 +74,70 @@ NAME = r"(.{2,80}?)"
 WORDS = r"(\w[\w\s\-']{0,80}?)"
 END = r"\s*(?:[?.!,;]|$)"
 LISTING = r"(?:outline|syllabus|curriculum|lessons)"
-# Where a student names a course. A phrase that says "course" (or asks for an outline) is strict: when it
-# matches no course, the answer says which courses exist. Quoted text, "the X class" and "what does X
-# cover" may well name a term instead ("the base class"), so a miss there is no error.
+# Where a student names a course. Strict phrases clearly name one ("the course called X", "the outline of
+# X"): when X looks like a name and matches no course, the answer says which courses exist. Loose phrases
+# ("the X course", quoted text, "the X class", "what does X cover") often hold other words ("the best
+# course", "the instructor say in the course", "the base class"): a miss there searches every course.
 COURSE_PATTERNS: list[tuple[re.Pattern[str], bool]] = [
-    (re.compile(rf"\b(?:{PREPOSITIONS}\s+{THE}|the\s+){WORDS}\s+course\b", re.I), True),
-    (re.compile(rf"\bcourse\s+(?:on|about|called|named|titled)\s+{NAME}{END}", re.I), True),
+    (re.compile(rf"\bcourse\s+(?:called|named|titled)\s+{NAME}{END}", re.I), True),
     (re.compile(rf"\b{LISTING}\s+(?:of|for|in)\s+{THE}{NAME}{END}", re.I), True),
+    (re.compile(rf"\b(?:{PREPOSITIONS}\s+{THE}|the\s+){WORDS}\s+course\b", re.I), False),
+    (re.compile(rf"\bcourse\s+(?:on|about)\s+{NAME}{END}", re.I), False),
     (re.compile(r"[\"“]([^\"”]{2,100})[\"”]"), False),
     (re.compile(rf"\b(?:{PREPOSITIONS}\s+{THE}|the\s+){WORDS}\s+class\b", re.I), False),
     (re.compile(rf"\bwhat\s+(?:does|do|will)\s+{THE}{NAME}\s+cover\b", re.I), False),
 ]  # fmt: skip
-STOPWORDS = frozenset(
+# A name a strict phrase gives is at most this many words; longer text is a question, not a name.
+MAX_NAME_WORDS = 5
+# Words of a question that ask rather than say what about: a question left with none of its other words
+# asks for an overview ("What does lesson 4 of the Flask course cover?").
+QUESTION_WORDS = STOPWORDS | frozenset(
     {
-        "a", "an", "and", "are", "about", "as", "at", "be", "by", "can", "course", "class", "cover", "covers",
-        "do", "does", "for", "from", "how", "i", "in", "is", "it", "lesson", "lessons", "me", "of", "on",
-        "or", "outline", "say", "says", "syllabus", "tell", "that", "the", "this", "to", "what", "when",
-        "where", "which", "who", "why", "with", "you", "your",
+        "say", "says", "said", "tell", "explain", "explains", "cover", "covers", "covered", "teach",
+        "teaches", "taught", "learn", "summarise", "summarize", "summary", "describe", "discuss", "talk",
+        "did", "was", "were", "will", "there", "main", "key", "point", "topic", "instructor", "overview",
+        "work", "works", "use", "used", "mean", "means", "best", "good", "get",
     }
 )  # fmt: skip
 
 
 @dataclass
+class CourseRef:
+    """The course a question names, the text that named it, and what to say when it named none that exists."""
+
+    course: CourseRecord | None = None
+    named_by: str = ""
+    error: str | None = None
+    note: str | None = None
+
+
+@dataclass
 class Plan:
-    """What the question asks for: the tool, and the course and lesson it names."""
+    """What the question asks for: the tool, the course and lesson it names, and its topic."""
 
     outline: bool
     course: CourseRecord | None
     lesson: int | None
+    topic: str
     course_error: str | None = None
+    note: str | None = None
+    instructor: bool = False
 
 
-def _stem(word: str) -> str:
-    """A crude stem so "databases"/"database" and "testing"/"test" compare equal."""
-    word = word.lower().strip("'’")
-    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: -len(suffix)] + replacement
-    return word
+@dataclass
+class Quote:
+    """One candidate sentence: where it is, how close it is to the question, and its rank score."""
 
+    passage: Passage
+    position: int
+    sentence: str
+    similarity: float
+    score: float
 
-def _words(text: str) -> list[str]:
-    """The words of a text (letters, digits, inner hyphens split)."""
-    return re.findall(r"[A-Za-z0-9]+", text)
-
-
-def _significant(text: str) -> set[str]:
-    """Stems of the words that carry meaning."""
-    return {_stem(word) for word in _words(text) if word.lower() not in STOPWORDS and len(word) > 1}
-
-
-def _acronym(title: str) -> str:
-    """Initials of a title's significant words ("Retrieval-Augmented Generation in Practice" -> "RAGP")."""
-    return "".join(word[0].upper() for word in _words(title) if word.lower() not in STOPWORDS)
+    @property
+    def order(self) -> tuple[int, int, int]:
+        """Reading order within a course: lesson, chunk, sentence."""
+        return (self.passage.lesson_number, self.passage.chunk_index, self.position)
 
 
 def lesson_number(question: str) -> int | None:
@@ -111,75 +149,125 @@ def lesson_number(question: str) -> int | None:
     return int(value) if value.isdigit() else NUMBER_WORDS[value]
 
 
+def asks_instructor(question: str) -> bool:
+    """True when the question asks who teaches a course."""
+    return bool(INSTRUCTOR_RE.search(question))
+
+
 def wants_outline(question: str) -> bool:
-    """True when the question is about a course's structure rather than its content."""
-    return bool(OUTLINE_RE.search(question)) and lesson_number(question) is None
+    """True when the question is about a course's structure or instructor rather than its content."""
+    asks = OUTLINE_RE.search(question) or asks_instructor(question)
+    return bool(asks) and lesson_number(question) is None
+
+
+def _looks_like_name(phrase: str) -> bool:
+    """True when every meaningful word is capitalised or an acronym ("Kubernetes", "Machine Learning")."""
+    words = [token for token in tokens(phrase) if token.lower() not in STOPWORDS]
+    return bool(words) and all(word[0].isupper() or word[0].isdigit() for word in words)
+
+
+def _without(text: str, named_by: str) -> str:
+    """The question without the words that named the course and the lesson: what it is about."""
+    text = LESSON_RE.sub(" ", text)
+    if named_by:
+        gone = {stem(token) for token in tokens(named_by)} | {token.lower() for token in tokens(named_by)}
+        text = re.sub(
+            r"[A-Za-z0-9]+",
+            lambda match: (
+                "" if stem(match.group(0)) in gone or match.group(0).lower() in gone else match.group(0)
+            ),
+            text,
+        )
+    return " ".join(text.split())
 
 
 class CourseFinder:
-    """Find the course a question names, without guessing: explicit phrases first, then title words."""
+    """Find the course a question names, without guessing: a phrase, an acronym, a (near) full title."""
 
     def __init__(self, index):
         self.index = index
 
-    def find(self, question: str) -> tuple[CourseRecord | None, str | None]:
-        """The course the question names; (None, the index's message) when a named course does not exist."""
+    def find(self, question: str) -> CourseRef:
+        """The course the question names; a strict miss is an error, a loose miss of a name a note."""
+        note, missed = None, ""
         for pattern, strict in COURSE_PATTERNS:
             for match in pattern.finditer(question):
-                record, error = self._resolve_phrase(match.group(1))
+                phrase = match.group(1)
+                record, name, error = self._resolve_phrase(phrase)
                 if record is not None:
-                    return record, None
-                if error and strict:
-                    return None, error
-        return self._from_title_words(question), None
+                    return CourseRef(record, named_by=name)
+                words = content_words(LESSON_RE.sub(" ", phrase))
+                if error and strict and len(words) <= MAX_NAME_WORDS:
+                    return CourseRef(error=error)
+                if error and note is None and _looks_like_name(phrase) and len(words) <= MAX_NAME_WORDS:
+                    titles = ", ".join(record.title for record in self.index.courses())
+                    note = f"_No course matches '{phrase.strip()}', so every course was searched ({titles})._"
+                # "the best course" says nothing about the topic; "the base class" or a quote may well.
+                if "course" in match.group(0).lower() and not missed:
+                    missed = match.group(0)
+        ref = self._explicit_reference(question)
+        if ref.course is None:
+            ref.note, ref.named_by = note, missed
+        return ref
 
-    def _resolve_phrase(self, phrase: str) -> tuple[CourseRecord | None, str | None]:
-        """Resolve a phrase, then its tails after each small word ("lesson 2 of the RAG" -> "RAG")."""
+    def _resolve_phrase(self, phrase: str) -> tuple[CourseRecord | None, str, str | None]:
+        """Resolve a phrase, then its tails after each small word ("lesson 2 of the RAG" -> "RAG"): the
+        course, the words that named it, or the first error."""
         words = LESSON_RE.sub(" ", phrase).split()
         tails = [
             " ".join(words[i:]) for i in range(len(words)) if i == 0 or words[i - 1].lower() in STOPWORDS
         ]
         first_error = None
         for tail in tails:
-            if not _significant(tail):
+            if not content_words(tail):
                 continue
             try:
-                return self.index.resolve_course(tail), None
+                return self.index.resolve_course(tail), tail, None
             except CourseNotFound as exc:
                 first_error = first_error or exc.message
-        return None, first_error
+        return None, "", first_error
 
-    def _from_title_words(self, question: str) -> CourseRecord | None:
-        """A course whose title the question clearly echoes: its acronym, or two of its title words."""
-        question_stems = _significant(question)
-        tokens = set(_words(question))
+    def _explicit_reference(self, question: str) -> CourseRef:
+        """A course the question names without saying "course": its acronym ("RAG") or most of its title in
+        a row ("Vector Databases from Scratch"). Shared title words ("test a Flask app") are not enough."""
+        words = content_words(question)
         found = []
         for record in self.index.courses():
-            shared = question_stems & _significant(record.title)
-            acronym = _acronym(record.title)
-            has_acronym = any(
-                len(token) >= 2 and token.isupper() and acronym.startswith(token) for token in tokens
-            )
-            if len(shared) >= 2 or has_acronym:
-                found.append(record)
-        # Two courses echoed at once is ambiguous: search everything rather than pick one.
-        return found[0] if len(found) == 1 else None
+            title_words = content_words(record.title)
+            acronyms = [
+                token
+                for token in tokens(question)
+                if is_acronym_token(token)
+                and acronym_matches(token, record.title)
+                and (len(token) >= 3 or token.lower() in initials(record.title))
+            ]
+            if acronyms:
+                found.append(CourseRef(record, named_by=" ".join(acronyms)))
+            elif len(title_words) >= 2 and longest_run(words, title_words) >= max(2, len(title_words) - 1):
+                found.append(CourseRef(record, named_by=record.title))
+        # Two courses named at once is ambiguous: search everything rather than pick one.
+        return found[0] if len(found) == 1 else CourseRef()
 
 
 class ExtractiveAnswerer:
     """Answer from the course materials alone: pick a tool from the question, quote the best sentences."""
 
-    def __init__(self, toolbox: ToolBox, embedder, max_sentences: int = MAX_SENTENCES):
+    def __init__(self, toolbox: ToolBox, embedder):
         self.toolbox = toolbox
         self.embedder = embedder
-        self.max_sentences = max_sentences
         self.finder = CourseFinder(toolbox.index)
 
     def plan(self, question: str) -> Plan:
-        """Decide the tool, course and lesson from the question."""
-        course, error = self.finder.find(question)
+        """Decide the tool, course, lesson and topic from the question."""
+        ref = self.finder.find(question)
         return Plan(
-            outline=wants_outline(question), course=course, lesson=lesson_number(question), course_error=error
+            outline=wants_outline(question),
+            course=ref.course,
+            lesson=lesson_number(question),
+            topic=_without(question, ref.named_by),
+            course_error=ref.error,
+            note=ref.note,
+            instructor=asks_instructor(question),
         )
 
     def answer(self, question: str, history: list[Exchange]) -> Answer:
@@ -189,12 +277,21 @@ class ExtractiveAnswerer:
             return self._reply(OUTLINE_NOTE if plan.outline else SEARCH_NOTE, plan.course_error, [], False)
         if plan.outline:
             return self._outline(plan)
+        overview = not content_words(plan.topic, QUESTION_WORDS)
         arguments = {
-            "query": question,
+            "query": self._query(plan) if overview else plan.topic,
             "course_name": plan.course.title if plan.course else None,
             "lesson_number": plan.lesson,
         }
-        return self._search(question, self.toolbox.run(SEARCH_TOOL, arguments))
+        return self._search(plan, overview, self.toolbox.run(SEARCH_TOOL, arguments))
+
+    @staticmethod
+    def _query(plan: Plan) -> str:
+        """What to search for when the question names only a course or lesson: that lesson or course."""
+        if plan.course is not None:
+            titles = {lesson.number: lesson.title for lesson in plan.course.lessons}
+            return titles.get(plan.lesson, plan.course.title)
+        return plan.topic or "overview"
 
     def _reply(self, note: str, body: str, sources: list[Source], tool_used: bool) -> Answer:
         """An Answer under the mode note."""
@@ -213,63 +310,125 @@ class ExtractiveAnswerer:
         result = self.toolbox.run(OUTLINE_TOOL, {"course_name": course.title})
         if result.is_error or result.outline is None:
             return self._reply(OUTLINE_NOTE, result.text, [], True)
-        return self._reply(OUTLINE_NOTE, render_outline(result.outline), result.sources, True)
-
-    def _search(self, question: str, result: ToolResult) -> Answer:
-        """The most relevant sentences of the passages found, grouped by lesson."""
-        if result.is_error:
-            return self._reply(SEARCH_NOTE, result.text, [], True)
-        picked = self.best_sentences(question, result.passages)
-        if not picked:
-            return self._reply(SEARCH_NOTE, NO_MATCH, [], True)
-        collector = SourceCollector()
-        groups: dict[tuple[str, int], list[tuple[int, int, str]]] = {}
-        for passage_rank, position, sentence in picked:
-            passage = result.passages[passage_rank]
-            collector.add([passage_source(passage)])
-            groups.setdefault((passage.course_title, passage.lesson_number), []).append(
-                (passage_rank, position, sentence)
+        body = render_outline(result.outline)
+        if plan.instructor:
+            teacher = result.outline.instructor
+            lead = (
+                f"{result.outline.title} is taught by {teacher}." if teacher else "No instructor is listed."
             )
-        sources = collector.sources
-        blocks = []
-        for source in sources:
-            quoted = sorted(groups[(source.course_title, source.lesson_number)])
-            blocks.append(f"**{source.label}**\n\n{_join(quoted)}")
-        return self._reply(SEARCH_NOTE, "\n\n".join(blocks), sources, True)
+            body = f"{lead}\n\n{body}"
+        return self._reply(OUTLINE_NOTE, body, result.sources, True)
 
-    def best_sentences(self, question: str, passages: list[Passage]) -> list[tuple[int, int, str]]:
-        """(passage rank, position, sentence) of the sentences closest to the question, best first."""
-        candidates: list[tuple[int, int, str]] = []
+    def _search(self, plan: Plan, overview: bool, result: ToolResult) -> Answer:
+        """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
+        note = f"{SEARCH_NOTE}\n\n{plan.note}" if plan.note else SEARCH_NOTE
+        if result.is_error:
+            return self._reply(note, result.text, [], True)
+        quotes = self.quotes(plan.topic, result.passages)
+        lead = self.lead(quotes, overview)
+        if not lead:
+            return self._reply(note, NO_MATCH, [], True)
+        picked = lead + self.more(quotes, lead)
+        collector = SourceCollector()
+        groups: dict[tuple[str, int], list[Quote]] = {}
+        for quote in picked:
+            source = passage_source(quote.passage)
+            collector.add([source])
+            groups.setdefault((source.course_title, source.lesson_number), []).append(quote)
+        blocks = [
+            f"**{source.label}**\n\n{_join(groups[(source.course_title, source.lesson_number)])}"
+            for source in collector.sources
+        ]
+        return self._reply(note, "\n\n".join(blocks), collector.sources, True)
+
+    def quotes(self, topic: str, passages: list[Passage]) -> list[Quote]:
+        """Every sentence of the passages once (overlapping chunks repeat some), scored against the topic."""
+        candidates: list[tuple[Passage, int, str]] = []
         seen: set[str] = set()
-        for rank, passage in enumerate(passages):
+        for passage in passages:
             for position, sentence in enumerate(split_sentences(passage.text)):
                 key = " ".join(sentence.lower().split())
-                # Overlapping chunks repeat sentences; quote each once.
-                if len(_words(sentence)) >= MIN_WORDS and key not in seen:
+                if key not in seen:
                     seen.add(key)
-                    candidates.append((rank, position, sentence.strip()))
+                    candidates.append((passage, position, sentence.strip()))
         if not candidates:
             return []
-        query = self.embedder.embed_query(question)
+        query = self.embedder.embed_query(topic)
         vectors = self.embedder.embed_documents([sentence for _, _, sentence in candidates])
-        scored = [
-            (sum(q * v for q, v in zip(query, vector, strict=True)), candidate)
-            for vector, candidate in zip(vectors, candidates, strict=True)
+        keywords = set(content_words(topic, QUESTION_WORDS))
+        quotes = []
+        for (passage, position, sentence), vector in zip(candidates, vectors, strict=True):
+            similarity = sum(q * v for q, v in zip(query, vector, strict=True))
+            # A word of the passage's own course title ("flask" in the Flask course) tells nothing apart.
+            telling = keywords - set(content_words(passage.course_title))
+            shared = len(telling & set(content_words(sentence))) / len(telling) if telling else 0.0
+            score = SENTENCE_WEIGHT * similarity + PASSAGE_WEIGHT * passage.score + KEYWORD_WEIGHT * shared
+            quotes.append(Quote(passage, position, sentence, similarity, score))
+        return quotes
+
+    @staticmethod
+    def lead(quotes: list[Quote], overview: bool) -> list[Quote]:
+        """Consecutive sentences of one passage: the best-scoring run, or for an overview a lesson's opening.
+
+        Runs are scored as a whole, so a short sentence that merely repeats the question's keyword ("Three
+        parameters control HNSW.") cannot carry the lead alone.
+        """
+        if not quotes:
+            return []
+        if overview:
+            first = min(quotes, key=lambda quote: quote.order)
+            return [quote for quote in quotes if quote.passage is first.passage][:LEAD_SENTENCES]
+        windows = []
+        for passage in {id(quote.passage): quote.passage for quote in quotes}.values():
+            own = [quote for quote in quotes if quote.passage is passage]
+            for start in range(max(1, len(own) - LEAD_SENTENCES + 1)):
+                window = own[start : start + LEAD_SENTENCES]
+                if any(len(tokens(quote.sentence)) >= MIN_WORDS for quote in window):
+                    windows.append(window)
+        best = max(windows, key=_mean, default=[])
+        return best if best and max(quote.score for quote in best) >= MIN_RELEVANCE else []
+
+    @staticmethod
+    def more(quotes: list[Quote], lead: list[Quote]) -> list[Quote]:
+        """The best other sentences: on topic, close to the lead's score, from passages near the best one."""
+        top = _mean(lead)
+        best_passage = max(quote.passage.score for quote in quotes)
+        lesson = (lead[0].passage.course_title, lead[0].passage.lesson_number)
+        rest = [
+            quote
+            for quote in quotes
+            if quote not in lead
+            and len(tokens(quote.sentence)) >= MIN_WORDS
+            and quote.similarity >= MIN_SCORE
+            and quote.score >= top - MAX_GAP
+            and (
+                quote.passage.score >= best_passage - MAX_GAP
+                or (quote.passage.course_title, quote.passage.lesson_number) == lesson
+            )
         ]
-        scored.sort(key=lambda item: item[0], reverse=True)
-        floor = max(MIN_SCORE, scored[0][0] - MAX_GAP)
-        return [candidate for score, candidate in scored[: self.max_sentences] if score >= floor]
+        return sorted(rest, key=_score, reverse=True)[:MAX_MORE]
 
 
-def _join(quoted: list[tuple[int, int, str]]) -> str:
+def _score(quote: Quote) -> float:
+    """A quote's rank score (for sorting)."""
+    return quote.score
+
+
+def _mean(quotes: list[Quote]) -> float:
+    """The mean rank score of a run of sentences."""
+    return sum(quote.score for quote in quotes) / len(quotes)
+
+
+def _join(quotes: list[Quote]) -> str:
     """Sentences in reading order; a gap between non-adjacent sentences shows as an ellipsis."""
     text = ""
-    previous: tuple[int, int] | None = None
-    for rank, position, sentence in quoted:
+    previous: Quote | None = None
+    for quote in sorted(quotes, key=lambda quote: quote.order):
         if previous is not None:
-            text += " " if (rank, position) == (previous[0], previous[1] + 1) else " … "
-        text += sentence
-        previous = (rank, position)
+            adjacent = quote.passage is previous.passage and quote.position == previous.position + 1
+            text += " " if adjacent else " … "
+        text += quote.sentence
+        previous = quote
     return text
 
 
@@ -293,5 +452,6 @@ def render_course_list(courses: list[CourseRecord]) -> str:
     lines = ["Which course? Name one of these to see its outline:", ""]
     for course in courses:
         title = f"[{course.title}]({course.link})" if course.link else course.title
-        lines.append(f"- {title} ({len(course.lessons)} lessons)")
+        teacher = f", taught by {course.instructor}" if course.instructor else ""
+        lines.append(f"- {title} ({len(course.lessons)} lessons{teacher})")
     return "\n".join(lines)

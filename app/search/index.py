@@ -1,11 +1,13 @@
 """CourseIndex: the course catalog and lesson chunks in ChromaDB, searched with our own embeddings.
 
-Crash safety. A chunk id carries the version of its course (`<course id>:<lesson>:<chunk index>@<version>`,
-version = the first 12 hex digits of the content hash). This deviates on purpose from the id in design §4:
-a new version is written beside the old one, then the catalog record is flipped to it (the commit point),
-then the old chunks are deleted. Search only returns chunks whose (course id, version) is the catalog's, so
-a process killed half-way leaves the old version searchable and its new chunks invisible until
-`purge_orphans` removes them.
+Crash safety. A chunk id carries the version of its course (`<course id>:<lesson>:<chunk index>@<version>`).
+The version is a hash over what produced the chunks: the file's content hash, the chunk settings, the
+embedding model and a generation (empty for a sync, one fresh value per rebuild), so a rebuild writes every
+course anew even when nothing else changed. This deviates on purpose from the id in design §4: a new
+version is written beside the old one, then the catalog record is flipped to it (the commit point), then the
+old chunks are deleted. Search only returns chunks whose (course id, version) is the catalog's, so a process
+killed half-way leaves the old version searchable and its new chunks invisible until `purge_orphans` removes
+them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import re
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -29,6 +30,15 @@ from app.courses.models import Chunk, Course, slugify
 from app.errors import AppError, CourseNotFound, LessonNotFound, ServiceUnavailable
 from app.search.embeddings import Embedder, get_embedder
 from app.search.models import CourseRecord, LessonInfo, Outline, Passage
+from app.search.names import (
+    STOPWORDS,
+    acronym_matches,
+    all_words_match,
+    content_words,
+    distinctive_words,
+    tokens,
+    word_matches,
+)
 
 CATALOG = "course_catalog"
 CONTENT = "course_content"
@@ -37,66 +47,22 @@ COLLECTION_CONFIG = {"hnsw": {"space": "cosine"}}
 WRITE_BATCH = 64
 UNAVAILABLE = "The course index is unavailable"
 
-# Course-name resolution by embedding: the best catalog title must reach MATCH_SCORE (cosine similarity) and
-# beat the runner-up by MATCH_MARGIN. Measured on the test library: phrases that mean a course score
-# 0.6-0.95 ("databases" 0.62, "the vector database class" 0.84); unrelated names stay at or below 0.35
-# ("Kubernetes for beginners" 0.25, "cooking pasta" 0.12, "unit tests" 0.35); "python programming" (0.44)
-# against "Python Testing with Pytest" is the kind of near miss the threshold is there to refuse.
-MATCH_SCORE = 0.45
-MATCH_MARGIN = 0.05
-# Words that say nothing about which course is meant.
-STOPWORDS = frozenset(
-    {
-        *(
-            "a",
-            "an",
-            "and",
-            "the",
-            "of",
-            "for",
-            "in",
-            "on",
-            "to",
-            "with",
-            "from",
-            "by",
-            "at",
-            "about",
-            "into",
-        ),
-        *("my", "your", "our", "this", "that", "its", "is", "are", "what", "which", "who", "how", "please"),
-        *("course", "courses", "class", "classes", "lesson", "lessons", "lecture", "lectures", "module"),
-        *("tutorial", "intro", "introduction"),
-    }
-)
-
-
-def _version(course: Course) -> str:
-    """The version tag of a course: the first 12 hex digits of its content hash."""
-    digest = course.content_hash or hashlib.sha256(course.model_dump_json().encode()).hexdigest()
-    return digest[:12]
+# Course-name resolution by meaning, calibrated on the test library and the sample docs (all-MiniLM-L6-v2).
+# A name word that is no title word may still mean one: "DBs" ~ "databases" 0.77, "apps" ~ "applications"
+# 0.71, while near misses stay below WORD_SCORE ("programming" ~ "python" 0.61, "sql" ~ "databases" 0.61,
+# "django" ~ "flask" 0.48). A whole name that no word rule explains must reach MATCH_SCORE against a title and
+# beat the runner-up by MATCH_MARGIN: names that mean a course score 0.80-0.92 ("flask web development",
+# "python unit testing", "retrieval augmented generation"); near misses stay at or below 0.65 on both
+# libraries ("advanced python" 0.65, "software testing" 0.63, "python programming" 0.62, "SQL databases"
+# 0.54, "machine learning" 0.37, "Kubernetes for beginners" 0.25).
+WORD_SCORE = 0.7
+MATCH_SCORE = 0.75
+MATCH_MARGIN = 0.1
 
 
 def chunk_id(chunk: Chunk, version: str) -> str:
     """`<course id>:<lesson>:<chunk index>@<version>`: unique per version, so versions can coexist."""
     return f"{chunk.id}@{version}"
-
-
-def _words(text: str) -> list[str]:
-    """Lowercase content words of a name, stopwords dropped, plural 's' removed."""
-    words = []
-    for word in re.findall(r"[a-z0-9]+", text.lower()):
-        if word in STOPWORDS:
-            continue
-        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        words.append(word)
-    return words
-
-
-def _initials(title: str) -> str:
-    """Initials of every word of a title, hyphen parts counted as words ("Retrieval-Augmented" -> "ra")."""
-    return "".join(word[0] for word in re.findall(r"[a-z0-9]+", title.lower()))
 
 
 def _lesson_list(numbers: list[int]) -> str:
@@ -224,9 +190,37 @@ class CourseIndex:
 
     # -- writing ------------------------------------------------------------------------------------
 
-    def upsert_course(self, course: Course, chunks: list[Chunk]) -> CourseRecord:
+    def version_for(self, content_hash: str, generation: str = "") -> str:
+        """A course's version tag: a hash of its content, chunk settings, embedding model and generation."""
+        made_of = [
+            content_hash,
+            self.settings.chunk_size,
+            self.settings.chunk_overlap,
+            self.settings.embedding_model or "",
+            generation,
+        ]
+        return hashlib.sha256(json.dumps(made_of).encode()).hexdigest()[:16]
+
+    def versions(self) -> dict[str, str]:
+        """The live version of every course in the catalog, by course id."""
+        return {record.id: version for record, version in self._catalog()}
+
+    def stored_dimension(self) -> int | None:
+        """The dimension of the vectors already stored (None while the index is empty)."""
+        for name in (CONTENT, CATALOG):
+            result = self._run(name, "get", limit=1, include=["embeddings"])
+            if len(result["ids"]):
+                return len(result["embeddings"][0])
+        return None
+
+    def model_dimension(self) -> int:
+        """The dimension of the vectors the embedding model makes (loads the model)."""
+        return len(self.embedder.embed_query("dimension"))
+
+    def upsert_course(self, course: Course, chunks: list[Chunk], generation: str = "") -> CourseRecord:
         """Write a course's new version beside the old, flip the catalog to it, then delete the old chunks."""
-        version = _version(course)
+        digest = course.content_hash or hashlib.sha256(course.model_dump_json().encode()).hexdigest()
+        version = self.version_for(digest, generation)
         course_id = course.id
         ids = [chunk_id(chunk, version) for chunk in chunks]
         for start in range(0, len(chunks), WRITE_BATCH):
@@ -240,8 +234,8 @@ class CourseIndex:
                 metadatas=[self._chunk_metadata(course, chunk, version) for chunk in batch],
             )
         record = self._flip_catalog(course, version, len(chunks))
-        # The new version is live; anything else of this course is now garbage. With an unchanged version
-        # (same bytes, re-chunked) chunks that the new chunking no longer produces go too.
+        # The new version is live; anything else of this course is now garbage, including chunks of this
+        # same version that this write did not produce again.
         stale = self._run(CONTENT, "get", where={"course_id": course_id}, include=[])
         keep = set(ids)
         doomed = [chunk for chunk in stale["ids"] if chunk not in keep]
@@ -331,53 +325,82 @@ class CourseIndex:
         return self._resolve(name, self.courses())
 
     def _resolve(self, name: str, records: list[CourseRecord]) -> CourseRecord:
-        """Resolve a course name against catalog records; ambiguity and no match both raise CourseNotFound."""
+        """Resolve a course name against catalog records; ambiguity and no match both raise CourseNotFound.
+
+        Text rules first, strictest first: the exact title or id; an acronym; the title's own words; a
+        lesson-title term or the instructor's name that only one course has. Only then meaning: every name
+        word close to a title word, or the whole name clearly closest to one title. The first rule that
+        matches decides; two courses at one rule is ambiguous, never a guess.
+        """
         wanted = name.strip()
-        folded = wanted.casefold()
+        words = content_words(wanted)
         steps = (
-            lambda record: record.title.casefold() == folded,
-            lambda record: record.id == slugify(wanted),
+            lambda record: record.title.casefold() == wanted.casefold() or record.id == slugify(wanted),
             lambda record: self._acronym_matches(wanted, record.title),
-            lambda record: self._words_match(wanted, record.title),
+            lambda record: all_words_match(words, content_words(record.title)),
+            lambda record: self._lesson_or_instructor_matches(words, record),
         )
-        if wanted:
+        if wanted and records:
             for matches in steps:
                 found = [record for record in records if matches(record)]
-                if len(found) == 1:
-                    return found[0]
-                if len(found) > 1:
-                    raise self._not_found(name, records, candidates=found)
-            found = self._closest_by_meaning(wanted, records)
+                if found:
+                    return self._one(name, records, found)
+            found = self._words_by_meaning(words, records) or self._closest_by_meaning(wanted, records)
             if found:
-                if len(found) > 1:
-                    raise self._not_found(name, records, candidates=found)
-                return found[0]
+                return self._one(name, records, found)
         raise self._not_found(name, records)
+
+    def _one(self, name: str, records: list[CourseRecord], found: list[CourseRecord]) -> CourseRecord:
+        """The single course found, or CourseNotFound listing the candidates."""
+        if len(found) > 1:
+            raise self._not_found(name, records, candidates=found)
+        return found[0]
 
     @staticmethod
     def _acronym_matches(name: str, title: str) -> bool:
-        """True when a name's one content word (2-8 letters) spells consecutive initials of the title."""
-        words = [
-            word for word in re.findall(r"[a-z0-9]+", name.lower().replace(".", "")) if word not in STOPWORDS
-        ]
-        if len(words) != 1 or not 2 <= len(words[0]) <= 8:
-            return False
-        return words[0] in _initials(title)
+        """True when the name's one content word spells the title's initials (whole, or from the start)."""
+        words = [token for token in tokens(name) if token.lower() not in STOPWORDS]
+        return len(words) == 1 and len(words[0]) <= 8 and acronym_matches(words[0], title)
 
     @staticmethod
-    def _words_match(name: str, title: str) -> bool:
-        """True when every content word of the name is a word of the title (plurals and stopwords ignored)."""
-        words = _words(name)
-        return bool(words) and set(words) <= set(_words(title))
+    def _lesson_or_instructor_matches(words: list[str], record: CourseRecord) -> bool:
+        """True when the name is the instructor's, or names one lesson: all its words are words of one lesson
+        title, and a one-word name is a term of that title ("pytest", "HNSW"), not an ordinary word."""
+        if all_words_match(words, content_words(record.instructor or "")):
+            return True
+        for lesson in record.lessons:
+            title_words = distinctive_words(lesson.title) if len(words) == 1 else content_words(lesson.title)
+            if all_words_match(words, title_words):
+                return True
+        return False
+
+    def _words_by_meaning(self, words: list[str], records: list[CourseRecord]) -> list[CourseRecord]:
+        """Courses whose title has, for every name word, the same word or one that means it ("DBs")."""
+        titles = {record.id: content_words(record.title) for record in records}
+        vocabulary = sorted({*words, *(word for title in titles.values() for word in title)})
+        vectors = dict(zip(vocabulary, self.embedder.embed_documents(vocabulary), strict=True))
+
+        def close(word: str, other: str) -> bool:
+            """True when two words are one, or mean nearly the same."""
+            similarity = sum(a * b for a, b in zip(vectors[word], vectors[other], strict=True))
+            return word_matches(word, other) or similarity >= WORD_SCORE
+
+        return [
+            record
+            for record in records
+            if words and all(any(close(word, other) for other in titles[record.id]) for word in words)
+        ]
 
     def _closest_by_meaning(self, name: str, records: list[CourseRecord]) -> list[CourseRecord]:
         """The course whose title embedding is clearly closest to the name, above the threshold; ties: all."""
-        if not records:
+        # "the vector DB course" is compared as "vector DB": the filler words only blur the meaning.
+        phrase = " ".join(token for token in tokens(name) if token.lower() not in STOPWORDS)
+        if not phrase:
             return []
         result = self._run(
             CATALOG,
             "query",
-            query_embeddings=[self.embedder.embed_query(name)],
+            query_embeddings=[self.embedder.embed_query(phrase)],
             n_results=min(len(records), 3),
             include=["distances"],
         )

@@ -6,8 +6,10 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import secrets
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.config import Settings
@@ -20,6 +22,18 @@ from app.search.models import CourseRecord, FileResult, SyncProgress, SyncReport
 
 Progress = Callable[[SyncProgress], None]
 LOCK_NAME = "sync.lock"
+REBUILD_MARKER = "rebuild.pending"
+
+
+@dataclass
+class _Run:
+    """What one sync pass works from: the catalog at its start, the file names, the rebuild generation."""
+
+    catalog: dict[str, CourseRecord]
+    names: set[str]
+    generation: str | None  # None for a plain sync
+    versions: dict[str, str]  # live version per course id, read only for a rebuild
+    claimed: dict[str, str] = field(default_factory=dict)  # course id -> the file holding it after this pass
 
 
 class Indexer:
@@ -35,7 +49,7 @@ class Indexer:
         return self.settings.state_dir / LOCK_NAME
 
     def supported_files(self) -> list[Path]:
-        """Course documents in DOCS_DIR, sorted by name; hidden files, READMEs and other types are ignored."""
+        """Course documents in DOCS_DIR, sorted by name; hidden files and other types (README.md) skipped."""
         docs = self.settings.docs_dir
         if not docs.is_dir():
             return []
@@ -45,7 +59,6 @@ class Indexer:
             if path.is_file()
             and not path.name.startswith(".")
             and path.suffix.lower() in SUPPORTED_EXTENSIONS
-            and path.stem.lower() != "readme"
         )
 
     @contextlib.contextmanager
@@ -72,38 +85,71 @@ class Indexer:
         finally:
             os.close(fd)
 
+    @property
+    def rebuild_marker(self) -> Path:
+        """The file that says a rebuild is under way, holding its generation, beside the writer lock."""
+        return self.settings.state_dir / REBUILD_MARKER
+
     def sync(self, rebuild: bool = False, progress: Progress | None = None, wait: bool = True) -> SyncReport:
-        """Index new and changed files, skip unchanged ones, remove courses whose file is gone."""
+        """Index new and changed files, skip unchanged ones, remove courses whose file is gone.
+
+        A rebuild writes every course again under a fresh version and flips each one like an update, so
+        searches see every course throughout; a rebuild that was cut off is finished by the next sync.
+        """
         started = time.monotonic()
         with self.writer_lock(wait):
-            if rebuild:
-                self.index.clear()
-            else:
-                # A sync killed half-way left chunks of a version the catalog never pointed at.
+            generation = self._rebuild_generation(rebuild)
+            # A sync killed half-way left chunks of a version the catalog never pointed at.
+            self.index.purge_orphans()
+            results = self._sync_files(progress or (lambda event: None), generation)
+            if generation is not None:
+                # Every course is now of this rebuild (or kept its old version because its file failed).
                 self.index.purge_orphans()
-            results = self._sync_files(progress or (lambda event: None))
-        return SyncReport(results=results, seconds=round(time.monotonic() - started, 3), rebuild=rebuild)
+                self.rebuild_marker.unlink(missing_ok=True)
+        seconds = round(time.monotonic() - started, 3)
+        return SyncReport(results=results, seconds=seconds, rebuild=generation is not None)
 
-    def _sync_files(self, progress: Progress) -> list[FileResult]:
+    def _rebuild_generation(self, rebuild: bool) -> str | None:
+        """The generation this pass writes under: a pending rebuild's, a new one for a rebuild, else None."""
+        marker = self.rebuild_marker
+        pending = marker.read_text().strip() if marker.is_file() else ""
+        if not pending and not rebuild:
+            return None
+        stored = self.index.stored_dimension()
+        if stored is not None and stored != self.index.model_dimension():
+            # A collection holds vectors of one dimension, so a model of another size cannot write beside
+            # the old vectors; those are unsearchable with the new model's queries anyway. Start empty.
+            self.index.clear()
+        if pending:
+            return pending
+        generation = secrets.token_hex(8)
+        marker.write_text(f"{generation}\n")
+        return generation
+
+    def _sync_files(self, progress: Progress, generation: str | None) -> list[FileResult]:
         """Walk the files, then the courses whose file is gone, reporting progress around each step."""
         files = self.supported_files()
-        names = {path.name for path in files}
         catalog = {record.id: record for record in self.index.courses()}
-        gone = [record for record in catalog.values() if record.source_file not in names]
+        run = _Run(
+            catalog=catalog,
+            names={path.name for path in files},
+            generation=generation,
+            versions=self.index.versions() if generation is not None else {},
+        )
+        gone = [record for record in catalog.values() if record.source_file not in run.names]
         total = len(files) + len(gone)
-        claimed: dict[str, str] = {}  # course id -> the file that holds it after this sync
         results: list[FileResult] = []
         done = 0
         for path in files:
             progress(SyncProgress(done=done, total=total, current_file=path.name))
-            file_results = self._sync_file(path, catalog, names, claimed)
+            file_results = self._sync_file(path, run)
             results.extend(file_results)
             done += 1
             progress(SyncProgress(done=done, total=total, current_file=path.name, result=file_results[0]))
         for record in gone:
             progress(SyncProgress(done=done, total=total, current_file=record.source_file))
             result = None
-            if record.id not in claimed:
+            if record.id not in run.claimed:
                 # Another file may have taken the course over (a renamed file); then it stays.
                 self.index.remove_course(record.id)
                 result = FileResult(file=record.source_file, status="removed", course_title=record.title)
@@ -112,28 +158,23 @@ class Indexer:
             progress(SyncProgress(done=done, total=total, current_file=record.source_file, result=result))
         return results
 
-    def _sync_file(
-        self, path: Path, catalog: dict[str, CourseRecord], names: set[str], claimed: dict[str, str]
-    ) -> list[FileResult]:
+    def _sync_file(self, path: Path, run: _Run) -> list[FileResult]:
         """Sync one file; the first result is the file's own, a second reports a course it stopped holding."""
-        previous = next((record for record in catalog.values() if record.source_file == path.name), None)
+        previous = next((record for record in run.catalog.values() if record.source_file == path.name), None)
         try:
             data = path.read_bytes()
         except OSError as exc:
-            return [
-                self._failed(
-                    path.name, f"{path.name}: cannot read the file ({exc.strerror})", previous, claimed
-                )
-            ]
+            reason = f"{path.name}: cannot read the file ({exc.strerror})"
+            return [self._failed(path.name, reason, previous, run.claimed)]
         digest = hashlib.sha256(data).hexdigest()
-        if previous is not None and previous.content_hash == digest:
-            claimed[previous.id] = path.name
+        if previous is not None and self._is_current(previous, digest, run):
+            run.claimed[previous.id] = path.name
             return [FileResult(file=path.name, status="unchanged", course_title=previous.title)]
         try:
             course = parse_bytes(data, path.name)
         except ParseError as exc:
-            return [self._failed(path.name, exc.message, previous, claimed)]
-        owner = claimed.get(course.id) or self._owner(course, catalog, names)
+            return [self._failed(path.name, exc.message, previous, run.claimed)]
+        owner = run.claimed.get(course.id) or self._owner(course, run.catalog, run.names)
         if owner is not None and owner != path.name:
             return [
                 FileResult(
@@ -144,15 +185,23 @@ class Indexer:
                 )
             ]
         chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
-        self.index.upsert_course(course, chunks)
-        claimed[course.id] = path.name
-        status = "updated" if course.id in catalog else "added"
+        self.index.upsert_course(course, chunks, generation=run.generation or "")
+        run.claimed[course.id] = path.name
+        status = "updated" if course.id in run.catalog else "added"
         results = [FileResult(file=path.name, status=status, course_title=course.title, chunks=len(chunks))]
-        if previous is not None and previous.id != course.id and previous.id not in claimed:
+        if previous is not None and previous.id != course.id and previous.id not in run.claimed:
             # The file's title changed: the course it used to hold goes, now that the new one is live.
             self.index.remove_course(previous.id)
             results.append(FileResult(file=path.name, status="removed", course_title=previous.title))
         return results
+
+    def _is_current(self, record: CourseRecord, digest: str, run: _Run) -> bool:
+        """True when the indexed course is this content (and, in a rebuild, already of this rebuild)."""
+        if record.content_hash != digest:
+            return False
+        return run.generation is None or run.versions.get(record.id) == self.index.version_for(
+            digest, run.generation
+        )
 
     @staticmethod
     def _owner(course: Course, catalog: dict[str, CourseRecord], names: set[str]) -> str | None:
@@ -173,12 +222,32 @@ class Indexer:
 
     def check_upload(self, course: Course) -> None:
         """Refuse (409) a course whose title another file in the folder holds; the same file is an update."""
-        record = self.index.get_course(course.id)
-        if record is None or record.source_file == course.source_file:
-            return
-        if (self.settings.docs_dir / record.source_file).exists():
+        holder = self._title_holder(course)
+        if holder is not None:
             raise AppError(
-                f"'{course.title}' is already the course in {record.source_file}",
-                detail=f"Remove or replace {record.source_file} to change that course.",
+                f"'{course.title}' is already the course in {holder}",
+                detail=f"Remove or replace {holder} to change that course.",
                 status=409,
             )
+
+    def _title_holder(self, course: Course) -> str | None:
+        """Another file in the folder that holds this title, in the index or (not yet indexed) by its text.
+
+        A file placed by hand, or uploaded while a sync still runs, holds its title before it is indexed;
+        only files the catalog does not have with their current hash are parsed.
+        """
+        files = [path for path in self.supported_files() if path.name != course.source_file]
+        record = self.index.get_course(course.id)
+        if record is not None and any(path.name == record.source_file for path in files):
+            return record.source_file
+        indexed = {record.source_file: record.content_hash for record in self.index.courses()}
+        for path in files:
+            try:
+                data = path.read_bytes()
+                if indexed.get(path.name) == hashlib.sha256(data).hexdigest():
+                    continue  # indexed as it is, so its title is its catalog record's, checked above
+                if parse_bytes(data, path.name).id == course.id:
+                    return path.name
+            except (OSError, ParseError):
+                continue  # a file that cannot be read holds no title the sync would index
+        return None

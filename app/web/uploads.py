@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -105,26 +107,49 @@ def write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on a folder (an flock on the folder itself), waiting for it if need be."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def save_uploads(
     uploads: Iterable[FileStorage], docs_dir: Path, max_bytes: int, check_upload: Callable[[Course], None]
 ) -> UploadOutcome:
-    """Check every upload first, then write the accepted ones into `docs_dir`; list the refused ones."""
+    """Check every upload first, then write the accepted ones into `docs_dir`; list the refused ones.
+
+    Checks and writes happen under a lock on the folder, so a concurrent upload (in any worker) of the same
+    title waits and then sees this one's file, instead of passing the same check before either is written.
+    """
+    docs_dir.mkdir(parents=True, exist_ok=True)
+    with folder_lock(docs_dir):
+        return _check_and_write(uploads, docs_dir, max_bytes, check_upload)
+
+
+def _check_and_write(
+    uploads: Iterable[FileStorage], docs_dir: Path, max_bytes: int, check_upload: Callable[[Course], None]
+) -> UploadOutcome:
+    """Check every upload, then write the accepted ones (call with the folder lock held)."""
     outcome = UploadOutcome()
-    titles: set[str] = set()
+    course_ids: set[str] = set()  # by id, as the sync compares titles: "Kitchen-Basics" is "Kitchen Basics"
     for upload in uploads:
         label = upload.filename or "(no name)"
         try:
             name, course, data = check_file(upload, max_bytes, check_upload)
             if any(item.file == name for item in outcome.accepted):
                 raise ValueError(f"another file in this upload is also named {name}")
-            if course.title.casefold() in titles:
+            if course.id in course_ids:
                 raise ValueError(f"another file in this upload has the course title '{course.title}'")
         except ValueError as exc:
             outcome.refused.append(Refused(label, str(exc)))
             continue
-        titles.add(course.title.casefold())
+        course_ids.add(course.id)
         outcome.accepted.append(Accepted(name, course.title, (docs_dir / name).exists(), data))
-    docs_dir.mkdir(parents=True, exist_ok=True)
     for item in outcome.accepted:
         write_atomically(docs_dir / item.file, item.data)
         item.data = b""

@@ -118,12 +118,24 @@ def test_unparseable_file_keeps_its_old_version_and_the_page_shows_why(admin, do
     assert "could not read this file" in row and "NUL" in row
 
 
-def test_rebuild_clears_and_reindexes_everything(admin):
+def test_rebuild_reindexes_everything_and_keeps_what_cannot_be_read(admin, docs_dir):
+    index = admin.app.extensions["services"].index
+    before = index.versions()
+    (docs_dir / "vector_databases.txt").write_bytes(b"Course Title: Vector Databases\x00\x00 broken")
+    confirm = admin.client.get("/admin/rebuild").get_data(as_text=True)
+    assert "Searches keep finding every course" in confirm and "keeps its current version" in confirm
     response = admin.post("/admin/rebuild", htmx=True)
     assert response.status_code == 200 and "Rebuild running" in response.get_data(as_text=True)
     final = admin.wait_for_job()
-    assert final["rebuild"] is True and final["summary"]["added"] == 3
+    assert final["rebuild"] is True
+    assert (final["summary"]["updated"], final["summary"]["failed"], final["summary"]["added"]) == (2, 1, 0)
+    after = index.versions()
+    assert after["vector-databases-from-scratch"] == before["vector-databases-from-scratch"]
+    assert all(
+        after[course] != before[course] for course in before if course != "vector-databases-from-scratch"
+    )
     assert len(course_titles(admin.client)) == 3
+    assert any(OLD_VECTORS in text for text in search_texts(admin.client, OLD_VECTORS))
 
 
 def test_two_concurrent_syncs_start_one_job(admin, make_app):
@@ -177,6 +189,7 @@ def test_removing_during_a_sync_is_refused(admin, docs_dir):
     with _held_writer_lock(admin):
         response = admin.post("/admin/courses/vector-databases-from-scratch/delete")
     assert response.status_code == 409
+    assert "try again when it has finished" in response.get_data(as_text=True)
     assert (docs_dir / "vector_databases.txt").exists()
     assert "Vector Databases from Scratch" in course_titles(admin.client)
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import io
+import os
 
 import pytest
+from werkzeug.datastructures import FileStorage
 
 from app.web.uploads import save_uploads
 from tests.helpers import make_docx, make_pdf
@@ -152,10 +155,58 @@ def test_upload_without_files_is_a_bad_request(admin):
 
 def test_a_file_over_the_limit_is_refused_even_inside_a_small_request(docs_dir):
     # A body sent without a length is cut off by Werkzeug; this checks the per-file limit behind it.
-    from werkzeug.datastructures import FileStorage
-
     outcome = save_uploads(
         [FileStorage(io.BytesIO(b"x" * 101), "big.txt")], docs_dir, max_bytes=100, check_upload=lambda c: None
     )
     assert [item.reason for item in outcome.refused] == ["the file is larger than the 100 bytes limit"]
     assert not (docs_dir / "big.txt").exists()
+
+
+def test_a_title_held_by_a_file_not_yet_indexed_is_refused(admin, docs_dir):
+    # Placed by hand (or uploaded a moment ago while the sync still runs): in the folder, not in the index.
+    (docs_dir / "origami.txt").write_text(course_text("Origami Folding", "the crane fold"))
+    docs_before, index_before = docs_snapshot(docs_dir), index_snapshot(admin.app)
+    data = course_text("Origami Folding", "the waterbomb base").encode()
+    response = admin.upload([(data, "paper_folding.txt")])
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert "Refused 1 file" in html and "already the course in origami.txt" in html
+    assert docs_snapshot(docs_dir) == docs_before
+    assert index_snapshot(admin.app) == index_before
+    assert admin.jobs.status() is None
+
+
+def test_a_readme_txt_upload_is_indexed_like_any_course(admin, docs_dir):
+    data = course_text("Reading Room Etiquette", "the quiet carrel reservation rule").encode()
+    response = admin.upload([(data, "README.TXT")])
+    assert response.status_code == 200 and "Refused" not in response.get_data(as_text=True)
+    report = admin.wait_for_job()
+    assert report["summary"]["added"] == 1
+    assert "Reading Room Etiquette" in course_titles(admin.client)
+    texts = search_texts(admin.client, "quiet carrel reservation rule")
+    assert any("quiet carrel reservation" in text for text in texts)
+
+
+def test_uploads_check_and_write_while_holding_the_docs_folder_lock(docs_dir):
+    seen: list[bool] = []
+
+    def check(course) -> None:
+        """Record whether another holder could take the folder lock now (it must not)."""
+        fd = os.open(docs_dir, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            seen.append(False)
+        except BlockingIOError:
+            seen.append(True)
+        finally:
+            os.close(fd)
+
+    first = FileStorage(io.BytesIO(course_text("Origami Folding", "the crane fold").encode()), "origami.txt")
+    outcome = save_uploads([first], docs_dir, max_bytes=10_000, check_upload=check)
+    assert seen == [True] and [item.file for item in outcome.accepted] == ["origami.txt"]
+    # Released afterwards: the next upload takes it at once.
+    fd = os.open(docs_dir, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(fd)

@@ -1,0 +1,106 @@
+"""Words of course names and questions: tokens, stopwords, stems, initials and acronyms, shared by the
+index (course resolution) and the extractive answerer (finding the course a question names)."""
+
+from __future__ import annotations
+
+import re
+
+# Words that say nothing about which course (or which topic) is meant.
+FUNCTION_WORDS = frozenset(
+    {
+        "a", "an", "and", "are", "about", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+        "i", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "please", "that", "the",
+        "this", "to", "what", "when", "where", "which", "who", "why", "with", "you", "your",
+    }
+)  # fmt: skip
+# Words that say "a course" without saying which one.
+COURSE_WORDS = frozenset(
+    {
+        "course", "courses", "class", "classes", "lesson", "lessons", "lecture", "lectures", "module",
+        "modules", "tutorial", "tutorials", "intro", "introduction", "one",
+    }
+)  # fmt: skip
+STOPWORDS = FUNCTION_WORDS | COURSE_WORDS
+TOKEN_RE = re.compile(r"[A-Za-z0-9]+")
+
+
+def tokens(text: str) -> list[str]:
+    """The words of a text as written (letters and digits; hyphens and punctuation split words)."""
+    return TOKEN_RE.findall(text)
+
+
+def stem(word: str) -> str:
+    """A crude stem so "databases"/"database", "testing"/"tests", "embeddings"/"embedding" compare equal."""
+    word = word.lower()
+    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            word = word[: -len(suffix)] + replacement
+            break
+    if word.endswith("ing") and len(word) >= 6:
+        word = word[:-3]
+    return word
+
+
+def is_acronym_token(token: str) -> bool:
+    """True for a token written like an acronym: two or more letters, all capitals ("RAG", "HNSW")."""
+    return len(token) >= 2 and token.isupper() and token.isalpha()
+
+
+def content_words(text: str, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
+    """Stems of the words that carry meaning, in order; 1-2 letter words count only as acronyms ("AI")."""
+    return [
+        stem(token)
+        for token in tokens(text)
+        if token.lower() not in stopwords and (len(token) > 2 or is_acronym_token(token))
+    ]
+
+
+def initials(title: str) -> list[str]:
+    """Two spellings of a title's initials: every word, and content words only ("ragip", "ragp")."""
+    every = "".join(token[0] for token in tokens(title.lower()))
+    content = "".join(token[0] for token in tokens(title.lower()) if token not in STOPWORDS)
+    return [every] if every == content else [every, content]
+
+
+def acronym_matches(token: str, title: str) -> bool:
+    """True when a token spells a title's initials from its first word on: the whole or a 2+ letter prefix."""
+    token = token.lower()
+    return len(token) >= 2 and token.isalpha() and any(word.startswith(token) for word in initials(title))
+
+
+def word_matches(word: str, title_word: str) -> bool:
+    """True when a stemmed word is a title word, or abbreviates it ("gen" for "generation")."""
+    return word == title_word or (len(word) >= 3 and title_word.startswith(word))
+
+
+def all_words_match(words: list[str], title_words: list[str]) -> bool:
+    """True when every word (there is at least one) matches some title word."""
+    return bool(words) and all(any(word_matches(word, other) for other in title_words) for word in words)
+
+
+def longest_run(words: list[str], title_words: list[str]) -> int:
+    """Length of the longest run of consecutive title words that also appears consecutively in `words`."""
+    best = 0
+    for start in range(len(words)):
+        for title_start in range(len(title_words)):
+            length = 0
+            while (
+                start + length < len(words)
+                and title_start + length < len(title_words)
+                and words[start + length] == title_words[title_start + length]
+            ):
+                length += 1
+            best = max(best, length)
+    return best
+
+
+def distinctive_words(title: str) -> list[str]:
+    """Stems of a lesson title's terms: acronyms, words with digits, words left lowercase in a capitalised
+    title ("HNSW", "Jinja2", "pytest"); ordinary capitalised words ("Embeddings") are not terms."""
+    found = []
+    for token in tokens(title):
+        if token.lower() in STOPWORDS or len(token) < 3:
+            continue
+        if is_acronym_token(token) or any(char.isdigit() for char in token) or token.islower():
+            found.append(stem(token))
+    return found
