@@ -33,7 +33,7 @@ from app.services import services, settings
 from app.web.errors import wants_json
 from app.web.htmx import is_htmx
 from app.web.redirects import safe_local_path
-from app.web.uploads import megabytes, save_uploads, write_atomically
+from app.web.uploads import folder_lock, megabytes, save_uploads, write_atomically
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -338,7 +338,8 @@ def restore(entry: str):
     if not match or not path.is_file():
         raise NotFound("That file is not in the trash.")
     target = Path(settings().docs_dir) / match.group(2)
-    with services().indexer.writer_lock(wait=False):
+    # The folder lock keeps a concurrent upload of the same name or title from slipping in between.
+    with services().indexer.writer_lock(wait=False), folder_lock(target.parent):
         if target.exists():
             raise AppError(f"{target.name} is already in the docs folder; remove it first.", status=409)
         data = path.read_bytes()
