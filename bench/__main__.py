@@ -1,19 +1,15 @@
-"""Run every benchmark: index and search timings, then the /ask latency when that bench exists."""
+"""Run every benchmark: index and search, POST /ask latency, and admin upload until searchable."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
-from bench import index_search
+from bench import ask_latency, index_search, upload_index
 
 
 def main() -> None:
-    """Run bench/index_search.py, then bench/ask_latency.py if present."""
-    index_search.main()
-    if importlib.util.find_spec("bench.ask_latency") is not None:
+    """Run each benchmark in turn, a blank line between their tables."""
+    for bench in (index_search, ask_latency, upload_index):
+        bench.main()
         print()
-        importlib.import_module("bench.ask_latency").main()
 
 
 if __name__ == "__main__":
