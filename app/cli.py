@@ -16,11 +16,13 @@ from flask import Flask
 from flask.cli import with_appcontext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from app.assistant.tools import snippet
 from app.errors import AppError, BadRequest, NotFound, SyncBusy
 from app.search.models import FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
 from app.services import services
 
+# A terminal shows one passage per hit, so it has room for more of it than a source under an answer.
 SNIPPET_CHARS = 240
 
 
@@ -141,7 +143,7 @@ def search_command(query: str, course: str | None, lesson: int | None, k: int | 
         )
         if passage.lesson_link or passage.course_link:
             click.echo(f"   {passage.lesson_link or passage.course_link}")
-        click.echo(f"   {_snippet(passage.text)}\n")
+        click.echo(f"   {snippet(passage.text, SNIPPET_CHARS)}\n")
 
 
 def _search_batch(index: Any, lines: TextIO, out: TextIO) -> int:
@@ -170,12 +172,6 @@ def _validation_message(error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"])
     return f"{where}: {first['msg']}" if where else f"invalid line: {first['msg']}"
-
-
-def _snippet(text: str) -> str:
-    """The first SNIPPET_CHARS characters of a passage, on one line."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
 
 
 @click.command("ask")

@@ -328,29 +328,12 @@ class ExtractiveAnswerer:
         lead = self.lead(quotes, overview)
         if not lead:
             return self._reply(note, NO_MATCH, [], True)
-        picked = lead + self.more(quotes, lead)
-        collector = SourceCollector()
-        groups: dict[tuple[str, int], list[Quote]] = {}
-        for quote in picked:
-            source = passage_source(quote.passage)
-            collector.add([source])
-            groups.setdefault((source.course_title, source.lesson_number), []).append(quote)
-        blocks = [
-            f"**{source.label}**\n\n{_join(groups[(source.course_title, source.lesson_number)])}"
-            for source in collector.sources
-        ]
-        return self._reply(note, "\n\n".join(blocks), collector.sources, True)
+        body, sources = render_quotes(lead + self.more(quotes, lead))
+        return self._reply(note, body, sources, True)
 
     def quotes(self, topic: str, passages: list[Passage]) -> list[Quote]:
         """Every sentence of the passages once (overlapping chunks repeat some), scored against the topic."""
-        candidates: list[tuple[Passage, int, str]] = []
-        seen: set[str] = set()
-        for passage in passages:
-            for position, sentence in enumerate(split_sentences(passage.text)):
-                key = " ".join(sentence.lower().split())
-                if key not in seen:
-                    seen.add(key)
-                    candidates.append((passage, position, sentence.strip()))
+        candidates = _unique_sentences(passages)
         if not candidates:
             return []
         query = self.embedder.embed_query(topic)
@@ -359,9 +342,7 @@ class ExtractiveAnswerer:
         quotes = []
         for (passage, position, sentence), vector in zip(candidates, vectors, strict=True):
             similarity = sum(q * v for q, v in zip(query, vector, strict=True))
-            # A word of the passage's own course title ("flask" in the Flask course) tells nothing apart.
-            telling = keywords - set(content_words(passage.course_title))
-            shared = len(telling & set(content_words(sentence))) / len(telling) if telling else 0.0
+            shared = _keyword_share(keywords, passage, sentence)
             score = SENTENCE_WEIGHT * similarity + PASSAGE_WEIGHT * passage.score + KEYWORD_WEIGHT * shared
             quotes.append(Quote(passage, position, sentence, similarity, score))
         return quotes
@@ -378,14 +359,7 @@ class ExtractiveAnswerer:
         if overview:
             first = min(quotes, key=lambda quote: quote.order)
             return [quote for quote in quotes if quote.passage is first.passage][:LEAD_SENTENCES]
-        windows = []
-        for passage in {id(quote.passage): quote.passage for quote in quotes}.values():
-            own = [quote for quote in quotes if quote.passage is passage]
-            for start in range(max(1, len(own) - LEAD_SENTENCES + 1)):
-                window = own[start : start + LEAD_SENTENCES]
-                if any(len(tokens(quote.sentence)) >= MIN_WORDS for quote in window):
-                    windows.append(window)
-        best = max(windows, key=_mean, default=[])
+        best = max(_windows(quotes), key=_mean, default=[])
         return best if best and max(quote.score for quote in best) >= MIN_RELEVANCE else []
 
     @staticmethod
@@ -409,6 +383,38 @@ class ExtractiveAnswerer:
         return sorted(rest, key=_score, reverse=True)[:MAX_MORE]
 
 
+def _unique_sentences(passages: list[Passage]) -> list[tuple[Passage, int, str]]:
+    """List each sentence with its passage and position, skipping repeats of a sentence already seen."""
+    candidates: list[tuple[Passage, int, str]] = []
+    seen: set[str] = set()
+    for passage in passages:
+        for position, sentence in enumerate(split_sentences(passage.text)):
+            key = " ".join(sentence.lower().split())
+            if key not in seen:
+                seen.add(key)
+                candidates.append((passage, position, sentence.strip()))
+    return candidates
+
+
+def _keyword_share(keywords: set[str], passage: Passage, sentence: str) -> float:
+    """Return the share of the topic's telling keywords that the sentence contains."""
+    # A word of the passage's own course title ("flask" in the Flask course) tells nothing apart.
+    telling = keywords - set(content_words(passage.course_title))
+    return len(telling & set(content_words(sentence))) / len(telling) if telling else 0.0
+
+
+def _windows(quotes: list[Quote]) -> list[list[Quote]]:
+    """List each run of LEAD_SENTENCES consecutive sentences of a passage that has a sentence of substance."""
+    windows = []
+    for passage in {id(quote.passage): quote.passage for quote in quotes}.values():
+        own = [quote for quote in quotes if quote.passage is passage]
+        for start in range(max(1, len(own) - LEAD_SENTENCES + 1)):
+            window = own[start : start + LEAD_SENTENCES]
+            if any(len(tokens(quote.sentence)) >= MIN_WORDS for quote in window):
+                windows.append(window)
+    return windows
+
+
 def _score(quote: Quote) -> float:
     """A quote's rank score (for sorting)."""
     return quote.score
@@ -430,6 +436,21 @@ def _join(quotes: list[Quote]) -> str:
         text += quote.sentence
         previous = quote
     return text
+
+
+def render_quotes(quotes: list[Quote]) -> tuple[str, list[Source]]:
+    """Render quotes as a block per lesson, headed by its label, in order of first use; return the sources."""
+    collector = SourceCollector()
+    groups: dict[tuple[str, int], list[Quote]] = {}
+    for quote in quotes:
+        source = passage_source(quote.passage)
+        collector.add([source])
+        groups.setdefault((source.course_title, source.lesson_number), []).append(quote)
+    blocks = [
+        f"**{source.label}**\n\n{_join(groups[(source.course_title, source.lesson_number)])}"
+        for source in collector.sources
+    ]
+    return "\n\n".join(blocks), collector.sources
 
 
 def render_outline(outline: Outline) -> str:

@@ -79,6 +79,20 @@ def _clean(metadata: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in metadata.items() if value is not None}
 
 
+def _passage(document: str, metadata: dict[str, Any], distance: float) -> Passage:
+    """Build a Passage from a query hit, scored by cosine similarity."""
+    return Passage(
+        course_title=metadata["course_title"],
+        course_link=metadata.get("course_link"),
+        lesson_number=metadata["lesson_number"],
+        lesson_title=metadata["lesson_title"],
+        lesson_link=metadata.get("lesson_link"),
+        chunk_index=metadata["chunk_index"],
+        score=round(1 - distance, 4),
+        text=document,
+    )
+
+
 class CourseIndex:
     """The course catalog and content in ChromaDB: upsert, remove, resolve, search, outline."""
 
@@ -437,16 +451,7 @@ class CourseIndex:
         self, query: str, course: str | None = None, lesson: int | None = None, k: int | None = None
     ) -> list[Passage]:
         """The k passages closest to the query, best first, within a course and/or lesson when given."""
-        k = k or self.settings.max_results
-        catalog = self._catalog()
-        scope = catalog
-        if course is not None:
-            record = self._resolve(course, [record for record, _ in catalog])
-            scope = [entry for entry in catalog if entry[0].id == record.id]
-        if lesson is not None:
-            scope = [entry for entry in scope if lesson in {info.number for info in entry[0].lessons}]
-            if not scope:
-                raise self._no_lesson(lesson, record if course is not None else None)
+        scope = self._scope(course, lesson)
         if not scope:
             return []
         where = self._where(scope, lesson)
@@ -454,26 +459,30 @@ class CourseIndex:
             CONTENT,
             "query",
             query_embeddings=[self.embedder.embed_query(query)],
-            n_results=k,
+            n_results=k or self.settings.max_results,
             where=where,
             include=["documents", "metadatas", "distances"],
         )
         passages = [
-            Passage(
-                course_title=metadata["course_title"],
-                course_link=metadata.get("course_link"),
-                lesson_number=metadata["lesson_number"],
-                lesson_title=metadata["lesson_title"],
-                lesson_link=metadata.get("lesson_link"),
-                chunk_index=metadata["chunk_index"],
-                score=round(1 - distance, 4),
-                text=document,
-            )
+            _passage(document, metadata, distance)
             for document, metadata, distance in zip(
                 result["documents"][0], result["metadatas"][0], result["distances"][0], strict=True
             )
         ]
         return sorted(passages, key=lambda passage: passage.score, reverse=True)
+
+    def _scope(self, course: str | None, lesson: int | None) -> list[tuple[CourseRecord, str]]:
+        """Select the catalog entries to search: the named course, narrowed to courses with the lesson."""
+        scope = self._catalog()
+        record: CourseRecord | None = None
+        if course is not None:
+            record = self._resolve(course, [candidate for candidate, _ in scope])
+            scope = [entry for entry in scope if entry[0].id == record.id]
+        if lesson is not None:
+            scope = [entry for entry in scope if lesson in {info.number for info in entry[0].lessons}]
+            if not scope:
+                raise self._no_lesson(lesson, record)
+        return scope
 
     @staticmethod
     def _no_lesson(lesson: int, record: CourseRecord | None) -> LessonNotFound:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import tempfile
@@ -15,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from app.errors import SyncBusy
 from app.search.models import FileResult, SyncProgress, SyncReport
 
 JOB_FILE = "sync_job.json"
@@ -189,47 +191,43 @@ class SyncJobs:
 
     def _run(self, job: dict[str, Any], lock: JobLock) -> None:
         """Run sync passes until no file changed during the last one, then record the outcome."""
-        results: dict[str, dict[str, Any]] = {}
         try:
-            rebuild = job["rebuild"]
-            while True:
-                (self._dir / RERUN_FILE).unlink(missing_ok=True)
-                report = self._pass(job, results, rebuild)
-                job["seconds"] = round((job["seconds"] or 0) + report.seconds, 2)
-                rebuild = False
-                if not (self._dir / RERUN_FILE).exists():
-                    break
+            self._run_passes(job)
             job["state"] = "done"
         except Exception as exc:  # noqa: BLE001 - any failure must end up in the progress file, not a dead thread
             job["state"] = "failed"
             job["failure"] = f"The sync failed: {getattr(exc, 'message', None) or exc}"
         finally:
-            job["current_file"] = None
-            job["note"] = None
-            job["finished_at"] = _now()
-            job["summary"] = summarize(job["results"])
-            write_json(self._dir / JOB_FILE, job)
-            write_json(self._dir / LAST_FILE, job)
+            self._record_end(job)
             lock.release()
         # Files changed after our last check but before the release: their starter may have found us busy.
         if (self._dir / RERUN_FILE).exists():
             self.start(files_changed=True)
 
+    def _run_passes(self, job: dict[str, Any]) -> None:
+        """Sync again while files changed during the pass; only the first pass rebuilds."""
+        results: dict[str, dict[str, Any]] = {}
+        rebuild = job["rebuild"]
+        while True:
+            (self._dir / RERUN_FILE).unlink(missing_ok=True)
+            report = self._pass(job, results, rebuild)
+            job["seconds"] = round((job["seconds"] or 0) + report.seconds, 2)
+            rebuild = False
+            if not (self._dir / RERUN_FILE).exists():
+                return
+
+    def _record_end(self, job: dict[str, Any]) -> None:
+        """Write the ended job to the job file and keep it as the last job."""
+        job["current_file"] = None
+        job["note"] = None
+        job["finished_at"] = _now()
+        job["summary"] = summarize(job["results"])
+        write_json(self._dir / JOB_FILE, job)
+        write_json(self._dir / LAST_FILE, job)
+
     def _pass(self, job: dict[str, Any], results: dict[str, dict[str, Any]], rebuild: bool) -> SyncReport:
         """One indexer sync, reporting each progress event to the job file."""
-        from app.errors import SyncBusy
-
-        def progress(event: SyncProgress) -> None:
-            """Copy a progress event into the job file."""
-            job["done"], job["total"], job["current_file"] = event.done, event.total, event.current_file
-            job["note"] = None
-            if event.result is not None:
-                self._merge(results, event.result)
-                job["results"] = list(results.values())
-                job["errors"] = [r["error"] for r in job["results"] if r.get("error")]
-                job["summary"] = summarize(job["results"])
-            write_json(self._dir / JOB_FILE, job)
-
+        progress = functools.partial(self._on_progress, job, results)
         indexer = self._indexer()
         try:
             report = indexer.sync(rebuild=rebuild, progress=progress, wait=False)
@@ -240,9 +238,26 @@ class SyncJobs:
             report = indexer.sync(rebuild=rebuild, progress=progress, wait=True)
         for result in report.results:
             self._merge(results, result)
+        self._publish(job, results)
+        return report
+
+    def _on_progress(
+        self, job: dict[str, Any], results: dict[str, dict[str, Any]], event: SyncProgress
+    ) -> None:
+        """Copy a progress event into the job file."""
+        job["done"], job["total"], job["current_file"] = event.done, event.total, event.current_file
+        job["note"] = None
+        if event.result is not None:
+            self._merge(results, event.result)
+            self._publish(job, results)
+            job["summary"] = summarize(job["results"])
+        write_json(self._dir / JOB_FILE, job)
+
+    @staticmethod
+    def _publish(job: dict[str, Any], results: dict[str, dict[str, Any]]) -> None:
+        """Copy the merged results, and their errors, into the job."""
         job["results"] = list(results.values())
         job["errors"] = [r["error"] for r in job["results"] if r.get("error")]
-        return report
 
     @staticmethod
     def _merge(results: dict[str, dict[str, Any]], result: FileResult) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import os
 import secrets
@@ -129,71 +130,87 @@ class Indexer:
     def _sync_files(self, progress: Progress, generation: str | None) -> list[FileResult]:
         """Walk the files, then the courses whose file is gone, reporting progress around each step."""
         files = self.supported_files()
-        catalog = {record.id: record for record in self.index.courses()}
-        run = _Run(
-            catalog=catalog,
+        run = self._new_run(files, generation)
+        gone = [record for record in run.catalog.values() if record.source_file not in run.names]
+        steps: list[tuple[str, Callable[[], list[FileResult]]]] = [
+            *((path.name, functools.partial(self._sync_file, path, run)) for path in files),
+            *((record.source_file, functools.partial(self._sync_gone, record, run)) for record in gone),
+        ]
+        results: list[FileResult] = []
+        for done, (name, step) in enumerate(steps):
+            progress(SyncProgress(done=done, total=len(steps), current_file=name))
+            step_results = step()
+            results.extend(step_results)
+            first = step_results[0] if step_results else None
+            progress(SyncProgress(done=done + 1, total=len(steps), current_file=name, result=first))
+        return results
+
+    def _new_run(self, files: list[Path], generation: str | None) -> _Run:
+        """Snapshot the catalog and the folder's file names for one pass."""
+        return _Run(
+            catalog={record.id: record for record in self.index.courses()},
             names={path.name for path in files},
             generation=generation,
             versions=self.index.versions() if generation is not None else {},
         )
-        gone = [record for record in catalog.values() if record.source_file not in run.names]
-        total = len(files) + len(gone)
-        results: list[FileResult] = []
-        done = 0
-        for path in files:
-            progress(SyncProgress(done=done, total=total, current_file=path.name))
-            file_results = self._sync_file(path, run)
-            results.extend(file_results)
-            done += 1
-            progress(SyncProgress(done=done, total=total, current_file=path.name, result=file_results[0]))
-        for record in gone:
-            progress(SyncProgress(done=done, total=total, current_file=record.source_file))
-            result = None
-            if record.id not in run.claimed:
-                # Another file may have taken the course over (a renamed file); then it stays.
-                self.index.remove_course(record.id)
-                result = FileResult(file=record.source_file, status="removed", course_title=record.title)
-                results.append(result)
-            done += 1
-            progress(SyncProgress(done=done, total=total, current_file=record.source_file, result=result))
-        return results
 
     def _sync_file(self, path: Path, run: _Run) -> list[FileResult]:
         """Sync one file; the first result is the file's own, a second reports a course it stopped holding."""
-        previous = next((record for record in run.catalog.values() if record.source_file == path.name), None)
+        name = path.name
+        previous = next((record for record in run.catalog.values() if record.source_file == name), None)
         try:
             data = path.read_bytes()
         except OSError as exc:
-            reason = f"{path.name}: cannot read the file ({exc.strerror})"
-            return [self._failed(path.name, reason, previous, run.claimed)]
+            reason = f"{name}: cannot read the file ({exc.strerror})"
+            return [self._failed(name, reason, previous, run.claimed)]
         digest = hashlib.sha256(data).hexdigest()
         if previous is not None and self._is_current(previous, digest, run):
-            run.claimed[previous.id] = path.name
-            return [FileResult(file=path.name, status="unchanged", course_title=previous.title)]
+            run.claimed[previous.id] = name
+            return [FileResult(file=name, status="unchanged", course_title=previous.title)]
         try:
-            course = parse_bytes(data, path.name)
+            course = parse_bytes(data, name)
         except ParseError as exc:
-            return [self._failed(path.name, exc.message, previous, run.claimed)]
-        owner = run.claimed.get(course.id) or self._owner(course, run.catalog, run.names)
-        if owner is not None and owner != path.name:
-            return [
-                FileResult(
-                    file=path.name,
-                    status="refused",
-                    course_title=course.title,
-                    error=f"{path.name}: '{course.title}' is already the course in {owner}",
-                )
-            ]
-        chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
-        self.index.upsert_course(course, chunks, generation=run.generation or "")
-        run.claimed[course.id] = path.name
-        status = "updated" if course.id in run.catalog else "added"
-        results = [FileResult(file=path.name, status=status, course_title=course.title, chunks=len(chunks))]
+            return [self._failed(name, exc.message, previous, run.claimed)]
+        refusal = self._refusal(course, name, run)
+        if refusal is not None:
+            return [refusal]
+        results = [self._index_course(course, name, run)]
         if previous is not None and previous.id != course.id and previous.id not in run.claimed:
             # The file's title changed: the course it used to hold goes, now that the new one is live.
-            self.index.remove_course(previous.id)
-            results.append(FileResult(file=path.name, status="removed", course_title=previous.title))
+            results.append(self._remove(previous, name))
         return results
+
+    def _sync_gone(self, record: CourseRecord, run: _Run) -> list[FileResult]:
+        """Remove a course whose file is gone; report nothing when another file now holds it."""
+        if record.id in run.claimed:
+            # Another file took the course over (a renamed file), so it stays.
+            return []
+        return [self._remove(record, record.source_file)]
+
+    def _refusal(self, course: Course, name: str, run: _Run) -> FileResult | None:
+        """Refuse a file whose course title another file already holds; None when this file may index it."""
+        owner = run.claimed.get(course.id) or self._owner(course, run.catalog, run.names)
+        if owner is None or owner == name:
+            return None
+        return FileResult(
+            file=name,
+            status="refused",
+            course_title=course.title,
+            error=f"{name}: '{course.title}' is already the course in {owner}",
+        )
+
+    def _index_course(self, course: Course, name: str, run: _Run) -> FileResult:
+        """Chunk and write a parsed course, and claim it for its file."""
+        chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
+        self.index.upsert_course(course, chunks, generation=run.generation or "")
+        run.claimed[course.id] = name
+        status = "updated" if course.id in run.catalog else "added"
+        return FileResult(file=name, status=status, course_title=course.title, chunks=len(chunks))
+
+    def _remove(self, record: CourseRecord, name: str) -> FileResult:
+        """Remove a course from the index and report it under the file name given."""
+        self.index.remove_course(record.id)
+        return FileResult(file=name, status="removed", course_title=record.title)
 
     def _is_current(self, record: CourseRecord, digest: str, run: _Run) -> bool:
         """True when the indexed course is this content (and, in a rebuild, already of this rebuild)."""

@@ -10,11 +10,13 @@ from pydantic import TypeAdapter, ValidationError
 from werkzeug.http import dump_cookie
 
 from app.assistant.models import Exchange, Source
+from app.assistant.tools import snippet
 
 SESSION_KEY = "chat"
 FORMAT_VERSION = 1
 # Browsers drop cookies over 4,096 bytes; stay clearly below, measured on the whole Set-Cookie value.
 COOKIE_BUDGET = 4000
+# Shorter than a fresh answer's snippets: every stored character counts against the cookie budget.
 SNIPPET_CHARS = 160
 # Below this, shortening an answer or a question further is pointless: the exchange goes instead.
 MIN_TEXT_CHARS = 120
@@ -61,7 +63,7 @@ def encode_exchanges(exchanges: list[Exchange]) -> list[list[Any]]:
                     s.lesson_title,
                     s.course_link,
                     s.lesson_link,
-                    s.snippet[:SNIPPET_CHARS],
+                    snippet(s.snippet, SNIPPET_CHARS),
                 ]
                 for s in exchange.sources
             ],
