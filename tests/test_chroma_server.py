@@ -2,95 +2,23 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from app.errors import ServiceUnavailable
 from tests.conftest import TEST_COURSES, make_config
+from tests.servers import start_chroma
 
 pytestmark = pytest.mark.slow
-
-CHROMA = Path(sys.executable).parent / "chroma"
-STARTUP_SECONDS = 60
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def heartbeat(port: int) -> bool:
-    """True when the ChromaDB server on `port` answers its heartbeat."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, ConnectionError, TimeoutError):
-        return False
-
-
-class ChromaServer:
-    """A `chroma run` process on a free loopback port, with its data in a temp folder."""
-
-    def __init__(self, data: Path, log: Path):
-        self.port = free_port()
-        self.log = log
-        self._log_file = log.open("wb")
-        self.process = subprocess.Popen(
-            [str(CHROMA), "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(self.port)],
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
-        )
-
-    def wait_ready(self) -> None:
-        """Poll the heartbeat until it answers; fail with the log if the server dies or takes too long."""
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not heartbeat(self.port):
-            try:
-                # Waiting on the process doubles as the pause between polls and notices an early exit.
-                self.process.wait(timeout=0.2)
-            except subprocess.TimeoutExpired:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"chroma run did not answer within {STARTUP_SECONDS} s:\n{self.output()}")
-            else:
-                pytest.fail(f"chroma run exited with {self.process.returncode}:\n{self.output()}")
-
-    def stop(self) -> None:
-        """Terminate the server and wait for it to exit."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._log_file.close()
-
-    def output(self) -> str:
-        """The server's log so far."""
-        self._log_file.flush()
-        return self.log.read_text(errors="replace")[-3000:]
 
 
 @pytest.fixture
 def chroma_server(tmp_path):
     """A running ChromaDB server, stopped after the test."""
-    if not CHROMA.exists():
-        pytest.fail(f"{CHROMA} is missing: the chromadb package installs it")
-    server = ChromaServer(tmp_path / "server-data", tmp_path / "chroma.log")
+    server = start_chroma(tmp_path)
     try:
-        server.wait_ready()
         yield server
     finally:
         server.stop()

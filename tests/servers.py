@@ -1,0 +1,137 @@
+"""Real server processes on 127.0.0.1 for tests: free ports, bounded polling, clean shutdown."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+CHROMA = BIN / "chroma"
+STARTUP_SECONDS = 60
+STOP_SECONDS = 15
+POLL_SECONDS = 0.1
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def http_get(url: str, timeout: float = 30) -> tuple[int, bytes]:
+    """GET `url` over a fresh connection; return the status and body, error statuses included."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def answers(url: str) -> bool:
+    """True when `url` answers 200 within a couple of seconds."""
+    try:
+        return http_get(url, timeout=2)[0] == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return False
+
+
+class ServerProcess:
+    """A process in its own process group, stdout and stderr logged to files, always stopped whole."""
+
+    def __init__(self, args: list[str], logs: Path, env: dict[str, str] | None = None, cwd: Path = ROOT):
+        logs.mkdir(parents=True, exist_ok=True)
+        self.stdout_log = logs / "stdout.log"
+        self.stderr_log = logs / "stderr.log"
+        self._files = [self.stdout_log.open("wb"), self.stderr_log.open("wb")]
+        # Its own session, so stop() can reach children (gunicorn's workers) even if the parent is killed.
+        self.process = subprocess.Popen(
+            args, cwd=cwd, env=env, stdout=self._files[0], stderr=self._files[1], start_new_session=True
+        )
+
+    @property
+    def pid(self) -> int:
+        """The process id."""
+        return self.process.pid
+
+    def stdout(self) -> str:
+        """Everything the process wrote to stdout so far."""
+        return self.stdout_log.read_text(errors="replace")
+
+    def stderr(self) -> str:
+        """Everything the process wrote to stderr so far."""
+        return self.stderr_log.read_text(errors="replace")
+
+    def output(self) -> str:
+        """The tail of both logs, for failure messages."""
+        return f"--- stdout ---\n{self.stdout()[-3000:]}\n--- stderr ---\n{self.stderr()[-3000:]}"
+
+    def wait_until(self, check: Callable[[], bool], what: str, seconds: float = STARTUP_SECONDS) -> None:
+        """Poll `check` until it holds; fail with the logs if the process exits or `seconds` pass."""
+        deadline = time.monotonic() + seconds
+        pause = threading.Event()
+        while not check():
+            if self.process.poll() is not None:
+                pytest.fail(f"{what}: the process exited with {self.process.returncode}\n{self.output()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"{what}: not within {seconds} s\n{self.output()}")
+            pause.wait(POLL_SECONDS)
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL the whole process group after a bounded wait."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=STOP_SECONDS)
+        # Children left behind (a worker whose master died) go too; the group is ours alone.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        for file in self._files:
+            file.close()
+
+
+class ChromaServer(ServerProcess):
+    """A `chroma run` process on a free loopback port, with its data in a temp folder."""
+
+    def __init__(self, data: Path, logs: Path):
+        self.port = free_port()
+        super().__init__(
+            [str(CHROMA), "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(self.port)],
+            logs,
+            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+        )
+
+    def heartbeat(self) -> bool:
+        """True when the server answers its heartbeat."""
+        return answers(f"http://127.0.0.1:{self.port}/api/v2/heartbeat")
+
+    def wait_ready(self) -> None:
+        """Wait for the heartbeat."""
+        self.wait_until(self.heartbeat, "chroma run answering its heartbeat")
+
+
+def start_chroma(tmp_path: Path) -> ChromaServer:
+    """A ready ChromaDB server with its data and logs under `tmp_path`; the caller stops it."""
+    if not CHROMA.exists():
+        pytest.fail(f"{CHROMA} is missing: the chromadb package installs it")
+    server = ChromaServer(tmp_path / "server-data", tmp_path / "chroma-logs")
+    try:
+        server.wait_ready()
+    except BaseException:
+        server.stop()
+        raise
+    return server
