@@ -38,8 +38,9 @@ def on_starting(server) -> None:
     """Warn when several worker processes would share one embedded ChromaDB folder."""
     if server.cfg.workers > 1 and not _settings.uses_chroma_server:
         server.log.warning(
-            "%d workers on the embedded ChromaDB folder %s: several processes on one embedded ChromaDB "
-            "folder see stale results; set CHROMA_HOST (a `chroma run` server) or WEB_CONCURRENCY=1",
+            "%d workers on the embedded ChromaDB folder %s: embedded ChromaDB is built for one process "
+            "(each worker reopens the folder after every write elsewhere, and concurrent writers can "
+            "collide); set CHROMA_HOST (a `chroma run` server) or WEB_CONCURRENCY=1",
             server.cfg.workers,
             _settings.resolved_chroma_path,
         )

@@ -135,3 +135,25 @@ def start_chroma(tmp_path: Path) -> ChromaServer:
         server.stop()
         raise
     return server
+
+
+def flask_command(tmp_path: Path, docs_dir: Path, *args: str, stdin: str = "", **env: str):
+    """Run `flask --app wsgi ...` in a fresh process, over the test's index, and return the result."""
+    environment = {
+        **os.environ,
+        "INSTANCE_PATH": str(tmp_path / "instance"),
+        "CHROMA_PATH": str(tmp_path / "instance" / "chroma"),
+        "DOCS_DIR": str(docs_dir),
+        "SECRET_KEY": "test-secret-key",
+        **env,
+    }
+    flask = Path(sys.executable).parent / "flask"
+    return subprocess.run(
+        [str(flask), "--app", "wsgi", *args],
+        cwd=ROOT,
+        env=environment,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.servers import flask_command
 
 RAG = "Retrieval-Augmented Generation in Practice"
 VECTORS = "Vector Databases from Scratch"
@@ -254,28 +250,6 @@ def test_ask_with_an_empty_question_exits_2(app):
 
 
 # -- the real `flask` script ------------------------------------------------------------------------------
-
-
-def flask_command(tmp_path: Path, docs_dir: Path, *args: str, stdin: str = "", **env: str):
-    """Run `flask --app wsgi ...` in a fresh process, over the test's index, and return the result."""
-    environment = {
-        **os.environ,
-        "INSTANCE_PATH": str(tmp_path / "instance"),
-        "CHROMA_PATH": str(tmp_path / "instance" / "chroma"),
-        "DOCS_DIR": str(docs_dir),
-        "SECRET_KEY": "test-secret-key",
-        **env,
-    }
-    flask = Path(sys.executable).parent / "flask"
-    return subprocess.run(
-        [str(flask), "--app", "wsgi", *args],
-        cwd=ROOT,
-        env=environment,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
 
 
 @pytest.mark.slow

@@ -12,22 +12,14 @@ them.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-import chromadb
-import httpx
-from chromadb.config import Settings as ChromaSettings
-from chromadb.errors import ChromaError, NotFoundError
-
 from app.config import Settings
 from app.courses.models import Chunk, Course, slugify
-from app.errors import AppError, CourseNotFound, LessonNotFound, ServiceUnavailable
+from app.errors import CourseNotFound, LessonNotFound
 from app.search.embeddings import Embedder, get_embedder
 from app.search.models import CourseRecord, LessonInfo, Outline, Passage
 from app.search.names import (
@@ -39,13 +31,11 @@ from app.search.names import (
     tokens,
     word_matches,
 )
+from app.search.store import ChromaStore
 
 CATALOG = "course_catalog"
 CONTENT = "course_content"
-# Chroma 1.x takes the distance in the collection configuration; "hnsw:space" metadata is the legacy form.
-COLLECTION_CONFIG = {"hnsw": {"space": "cosine"}}
 WRITE_BATCH = 64
-UNAVAILABLE = "The course index is unavailable"
 
 # Course-name resolution by meaning, calibrated on the test library and the sample docs (all-MiniLM-L6-v2).
 # A name word that is no title word may still mean one: "DBs" ~ "databases" 0.77, "apps" ~ "applications"
@@ -99,67 +89,16 @@ class CourseIndex:
     def __init__(self, settings: Settings, embedder: Embedder | None = None):
         self.settings = settings
         self.embedder = embedder or get_embedder(settings.embedding_model)
-        self._client: Any = None
-        self._collections: dict[str, Any] = {}
-        self._lock = threading.Lock()
-
-    # -- connection ---------------------------------------------------------------------------------
+        self.store = ChromaStore(settings)
 
     @property
     def location(self) -> str:
         """Where the index lives, for the admin page and logs."""
-        if self.settings.uses_chroma_server:
-            return f"ChromaDB server {self.settings.chroma_host}:{self.settings.chroma_port}"
-        return f"embedded folder {self.settings.resolved_chroma_path}"
-
-    @contextlib.contextmanager
-    def _available(self) -> Iterator[None]:
-        """Turn ChromaDB and connection failures into ServiceUnavailable, with the cause as detail."""
-        try:
-            yield
-        except AppError:
-            raise
-        except (ChromaError, httpx.HTTPError, OSError) as exc:
-            raise ServiceUnavailable(UNAVAILABLE, detail=f"{self.location}: {exc}") from exc
-
-    def _connect(self) -> Any:
-        """The Chroma client, created on first use so the app starts even while a Chroma server is down."""
-        with self._lock:
-            if self._client is None:
-                chroma_settings = ChromaSettings(anonymized_telemetry=False)
-                try:
-                    if self.settings.uses_chroma_server:
-                        self._client = chromadb.HttpClient(
-                            host=self.settings.chroma_host,
-                            port=self.settings.chroma_port,
-                            settings=chroma_settings,
-                        )
-                    else:
-                        path = self.settings.resolved_chroma_path
-                        path.mkdir(parents=True, exist_ok=True)
-                        self._client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
-                except (ValueError, ChromaError, httpx.HTTPError, OSError) as exc:
-                    # HttpClient raises ValueError("Could not connect ...") when the server does not answer.
-                    raise ServiceUnavailable(UNAVAILABLE, detail=f"{self.location}: {exc}") from exc
-            return self._client
-
-    def _collection(self, name: str, refresh: bool = False) -> Any:
-        """A collection handle (cached); embedding_function=None so Chroma never loads its own model."""
-        client = self._connect()
-        with self._lock:
-            if refresh or name not in self._collections:
-                self._collections[name] = client.get_or_create_collection(
-                    name, configuration=COLLECTION_CONFIG, embedding_function=None
-                )
-            return self._collections[name]
+        return self.store.location
 
     def _run(self, name: str, operation: str, /, **kwargs: Any) -> Any:
-        """Call a collection method; a handle left stale by another process's clear() is fetched again."""
-        with self._available():
-            try:
-                return getattr(self._collection(name), operation)(**kwargs)
-            except NotFoundError:
-                return getattr(self._collection(name, refresh=True), operation)(**kwargs)
+        """Call a method of one of the two collections through the store."""
+        return self.store.run(name, operation, **kwargs)
 
     def ping(self) -> int:
         """Count the courses; raises ServiceUnavailable when ChromaDB cannot answer."""
@@ -325,12 +264,7 @@ class CourseIndex:
 
     def clear(self) -> None:
         """Delete both collections and create them empty."""
-        client = self._connect()
-        with self._available():
-            for name in (CATALOG, CONTENT):
-                with contextlib.suppress(NotFoundError, ValueError):
-                    client.delete_collection(name)
-                self._collection(name, refresh=True)
+        self.store.reset(CATALOG, CONTENT)
 
     # -- reading ------------------------------------------------------------------------------------
 
