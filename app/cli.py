@@ -119,7 +119,12 @@ class _BatchQuery(BaseModel):
 @with_appcontext
 @click.argument("query")
 @click.option("--course", "-c", help="Only this course (a title, part of one, or an acronym).")
-@click.option("--lesson", "-l", type=click.IntRange(min=0), help="Only this lesson number (needs --course).")
+@click.option(
+    "--lesson",
+    "-l",
+    type=click.IntRange(min=0),
+    help="Only this lesson number (in every course, unless --course is given).",
+)
 @click.option("-k", type=click.IntRange(1, 50), help="How many passages (default MAX_RESULTS).")
 @click.option("--json", "as_json", is_flag=True, help="Print the /api/search JSON shape.")
 def search_command(query: str, course: str | None, lesson: int | None, k: int | None, as_json: bool) -> None:
@@ -128,6 +133,8 @@ def search_command(query: str, course: str | None, lesson: int | None, k: int | 
     if query == "-":
         sys.exit(_search_batch(index, sys.stdin, sys.stdout))
     try:
+        if not query.strip():
+            raise BadRequest("Give a query to search for.")
         passages = index.search(query, course=course, lesson=lesson, k=k)
     except AppError as error:
         _fail(error)

@@ -130,6 +130,12 @@ def test_search_filters_by_lesson(app):
     assert results and {(item["course_title"], item["lesson_number"]) for item in results} == {(PYTEST, 1)}
 
 
+def test_search_for_a_blank_query_exits_2(app):
+    result = invoke(app, "search", "   ")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "Error: Give a query to search for."
+
+
 def test_search_for_an_unknown_course_exits_2_with_the_message(app):
     result = invoke(app, "search", "pods", "--course", "Kubernetes for beginners", "--json")
     assert result.exit_code == 2

@@ -86,6 +86,8 @@ def test_how_does_hnsw_work_explains_the_layered_graph(sample):
     # A lead of several sentences, not one keyword hit.
     lead = text.split("\n\n")[1]
     assert lead.count(". ") >= 2
+    # A lead never stops on the sentence that announces the parameters without naming them.
+    assert not lead.rstrip().endswith("Three parameters control HNSW.")
     assert answer.sources[0].lesson_link.endswith("/lesson-3")
     assert all(source.course_title == VECTOR for source in answer.sources)
 
@@ -97,6 +99,8 @@ def test_reciprocal_rank_fusion_quotes_the_formula(sample):
     assert text.startswith(f"**{RAG} – Lesson 3: Embeddings and Retrieval**")
     assert "1 / (k + rank)" in text and "60" in text
     assert (answer.sources[0].course_title, answer.sources[0].lesson_number) == (RAG, 3)
+    # Other lessons are quoted only when they share the question's telling words, not a similar sound.
+    assert "Euclidean" not in text
 
 
 def test_chunk_overlap_in_rag_is_about_overlap_not_the_course_name(sample):
@@ -113,6 +117,8 @@ def test_who_teaches_the_vector_database_course(sample):
 
     assert answer.markdown.startswith(f"{MODE_LINE}here is the outline")
     assert "Prof. Daniel Okafor" in answer.markdown
+    # The instructor line is its own paragraph, not run into the title.
+    assert "\n\nInstructor: Prof. Daniel Okafor\n\n" in answer.markdown
     assert "Lesson 3: [Approximate Nearest Neighbors with HNSW]" in answer.markdown
     assert [source.label for source in answer.sources] == [VECTOR]
 

@@ -132,7 +132,8 @@ class ClaudeAnswerer:
                 **extra,
             )
         except anthropic.APIError as exc:
-            log.warning("Anthropic call failed: %s", exc)
+            # The error handler (web) or the CLI reports it once; this is for debugging the loop.
+            log.info("Anthropic call failed: %s", exc)
             raise unavailable(exc) from exc
         for name in USAGE_FIELDS:
             usage[name] += getattr(response.usage, name, None) or 0

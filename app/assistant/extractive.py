@@ -35,6 +35,9 @@ MIN_WORDS = 4
 # The lead: a few consecutive sentences of the best passage, so the answer reads as an explanation rather
 # than a keyword hit. Then up to MAX_MORE further sentences from the other relevant passages.
 LEAD_SENTENCES = 3
+# A lead that ends on a short sentence usually introduces what comes next; follow it up to this many.
+SHORT_SENTENCE_WORDS = 6
+MAX_FOLLOW_ON = 2
 MAX_MORE = 3
 # A sentence is ranked by how close it is to the question and how close its passage is: a short sentence
 # that repeats the question's keyword ("Three parameters control HNSW.") must not beat the passage that
@@ -48,6 +51,7 @@ KEYWORD_WEIGHT = 0.2
 MIN_RELEVANCE = 0.3
 MIN_SCORE = 0.25
 MAX_GAP = 0.12
+MIN_SHARED = 0.5
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
@@ -133,6 +137,7 @@ class Quote:
     sentence: str
     similarity: float
     score: float
+    shared: float = 0.0
 
     @property
     def order(self) -> tuple[int, int, int]:
@@ -344,7 +349,7 @@ class ExtractiveAnswerer:
             similarity = sum(q * v for q, v in zip(query, vector, strict=True))
             shared = _keyword_share(keywords, passage, sentence)
             score = SENTENCE_WEIGHT * similarity + PASSAGE_WEIGHT * passage.score + KEYWORD_WEIGHT * shared
-            quotes.append(Quote(passage, position, sentence, similarity, score))
+            quotes.append(Quote(passage, position, sentence, similarity, score, shared))
         return quotes
 
     @staticmethod
@@ -360,7 +365,9 @@ class ExtractiveAnswerer:
             first = min(quotes, key=lambda quote: quote.order)
             return [quote for quote in quotes if quote.passage is first.passage][:LEAD_SENTENCES]
         best = max(_windows(quotes), key=_mean, default=[])
-        return best if best and max(quote.score for quote in best) >= MIN_RELEVANCE else []
+        if not best or max(quote.score for quote in best) < MIN_RELEVANCE:
+            return []
+        return _complete(best, quotes)
 
     @staticmethod
     def more(quotes: list[Quote], lead: list[Quote]) -> list[Quote]:
@@ -376,8 +383,10 @@ class ExtractiveAnswerer:
             and quote.similarity >= MIN_SCORE
             and quote.score >= top - MAX_GAP
             and (
-                quote.passage.score >= best_passage - MAX_GAP
-                or (quote.passage.course_title, quote.passage.lesson_number) == lesson
+                (quote.passage.course_title, quote.passage.lesson_number) == lesson
+                # Another lesson must also share most telling keywords: closeness alone let in sentences
+                # that merely sound alike (a distance formula under a question about rank fusion).
+                or (quote.passage.score >= best_passage - MAX_GAP and quote.shared >= MIN_SHARED)
             )
         ]
         return sorted(rest, key=_score, reverse=True)[:MAX_MORE]
@@ -401,6 +410,19 @@ def _keyword_share(keywords: set[str], passage: Passage, sentence: str) -> float
     # A word of the passage's own course title ("flask" in the Flask course) tells nothing apart.
     telling = keywords - set(content_words(passage.course_title))
     return len(telling & set(content_words(sentence))) / len(telling) if telling else 0.0
+
+
+def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
+    """Extend a lead that ends on a short sentence with what follows it ("Three parameters control X.")."""
+    own = sorted((quote for quote in quotes if quote.passage is lead[-1].passage), key=lambda q: q.position)
+    following = {quote.position: quote for quote in own}
+    lead = list(lead)
+    for _ in range(MAX_FOLLOW_ON):
+        after = following.get(lead[-1].position + 1)
+        if after is None or len(tokens(lead[-1].sentence)) > SHORT_SENTENCE_WORDS:
+            break
+        lead.append(after)
+    return lead
 
 
 def _windows(quotes: list[Quote]) -> list[list[Quote]]:
@@ -456,10 +478,9 @@ def render_quotes(quotes: list[Quote]) -> tuple[str, list[Source]]:
 def render_outline(outline: Outline) -> str:
     """An outline as markdown: linked title, instructor, then a bullet per lesson (lesson 0 included)."""
     title = f"[{outline.title}]({outline.link})" if outline.link else outline.title
-    lines = [f"**{title}**"]
+    lines = [f"**{title}**", ""]
     if outline.instructor:
-        lines.append(f"Instructor: {outline.instructor}")
-    lines.append("")
+        lines += [f"Instructor: {outline.instructor}", ""]
     for lesson in outline.lessons:
         name = f"[{lesson.title}]({lesson.link})" if lesson.link else lesson.title
         lines.append(f"- Lesson {lesson.number}: {name}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request
-from itsdangerous import BadSignature, URLSafeSerializer
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from app.assistant.models import Exchange, Source
 from app.errors import AppError, BadRequest, ServiceUnavailable
@@ -105,9 +105,9 @@ def short_label(source: Source) -> str:
     return f"{source.course_title} – Lesson {source.lesson_number}"
 
 
-def _serializer() -> URLSafeSerializer:
-    """Signs and checks the session_id tokens."""
-    return URLSafeSerializer(current_app.secret_key, salt=SESSION_SALT)
+def _serializer() -> URLSafeTimedSerializer:
+    """Signs and checks the session_id tokens (timestamped, so they expire like the session cookie)."""
+    return URLSafeTimedSerializer(current_app.secret_key, salt=SESSION_SALT)
 
 
 def _load_session(token: Any) -> list[Exchange]:
@@ -117,7 +117,13 @@ def _load_session(token: Any) -> list[Exchange]:
     if not isinstance(token, str):
         raise BadRequest("Invalid session_id.", detail="session_id must be a string returned by this API.")
     try:
-        return decode_exchanges(_serializer().loads(token))
+        lifetime = current_app.permanent_session_lifetime.total_seconds()
+        history = _serializer().loads(token, max_age=lifetime)
+        return decode_exchanges(history)
+    except SignatureExpired as exc:
+        raise BadRequest(
+            "Expired session_id.", detail="Start a new conversation without a session_id."
+        ) from exc
     except (BadSignature, ValueError) as exc:
         raise BadRequest(
             "Invalid session_id.", detail="The session_id was not issued by this server."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import time
 
 import pytest
 from flask import request
@@ -56,6 +57,18 @@ def test_tampered_session_id_is_refused(claude_client, fake_claude):
     tampered = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
     assert_error(claude_client.post("/api/query", json={"query": "Two?", "session_id": tampered}), 400)
     assert_error(claude_client.post("/api/query", json={"query": "Two?", "session_id": 12}), 400)
+    assert len(fake_claude.requests) == 1
+
+
+def test_session_id_expires_with_the_session_lifetime(claude_client, fake_claude, monkeypatch):
+    token = claude_client.post("/api/query", json={"query": "One?"}).get_json()["session_id"]
+    lifetime = claude_client.application.permanent_session_lifetime.total_seconds()
+    now = time.time()
+    monkeypatch.setattr(time, "time", lambda: now + lifetime + 60)
+
+    body = assert_error(claude_client.post("/api/query", json={"query": "Two?", "session_id": token}), 400)
+
+    assert body["error"] == "Expired session_id."
     assert len(fake_claude.requests) == 1
 
 
