@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import json
 import os
-import tempfile
 import threading
 import time
 import uuid
@@ -17,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.errors import SyncBusy
+from app.files import held_elsewhere, locked, write_atomically
 from app.search.models import FileResult, SyncProgress, SyncReport
 
 JOB_FILE = "sync_job.json"
@@ -37,16 +36,8 @@ def _now() -> str:
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON atomically: a temp file in the same folder, then a rename, so readers never see half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write JSON atomically, so a worker reading the progress never sees half of it."""
+    write_atomically(path, json.dumps(data))
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
@@ -79,49 +70,6 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, int]:
     return counts
 
 
-class JobLock:
-    """An exclusive, non-blocking flock held by the process that runs the job, for the job's whole life.
-
-    The kernel drops a flock when its process dies, so a killed job never leaves a stale lock behind.
-    """
-
-    def __init__(self, path: Path):
-        self.path = path
-        self._fd: int | None = None
-
-    def acquire(self) -> bool:
-        """Take the lock if it is free; False when another thread or process holds it."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        self._fd = fd
-        return True
-
-    def release(self) -> None:
-        """Drop the lock."""
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
-
-    def held_elsewhere(self) -> bool:
-        """True when someone holds the lock (probed with a shared, non-blocking attempt)."""
-        if not self.path.exists():
-            return False
-        fd = os.open(self.path, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        finally:
-            os.close(fd)
-        return False
-
-
 class SyncJobs:
     """Start a sync in a background thread unless one runs anywhere, and report its progress."""
 
@@ -143,9 +91,12 @@ class SyncJobs:
         if files_changed:
             (self._dir / RERUN_FILE).parent.mkdir(parents=True, exist_ok=True)
             (self._dir / RERUN_FILE).touch()
+        lock = contextlib.ExitStack()
         with self._starting():
-            lock = JobLock(self._dir / LOCK_FILE)
-            if not lock.acquire():
+            try:
+                # Held by the job thread for the job's whole life; the stack releases it when the job ends.
+                lock.enter_context(locked(self._dir / LOCK_FILE, wait=False))
+            except BlockingIOError:
                 return {**(self._read_status() or {"state": "running"}), "already_running": True}
             job = self._record_new_job(rebuild)
         thread = threading.Thread(
@@ -158,13 +109,8 @@ class SyncJobs:
     @contextlib.contextmanager
     def _starting(self) -> Iterator[None]:
         """Hold the short start lock (blocking; it is only ever held for a file write or read)."""
-        self._dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self._dir / START_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with locked(self._dir / START_LOCK_FILE):
             yield
-        finally:
-            os.close(fd)
 
     def _record_new_job(self, rebuild: bool) -> dict[str, Any]:
         """Write a new running job to the job file and return it."""
@@ -189,7 +135,7 @@ class SyncJobs:
         write_json(self._dir / JOB_FILE, job)
         return job
 
-    def _run(self, job: dict[str, Any], lock: JobLock) -> None:
+    def _run(self, job: dict[str, Any], lock: contextlib.ExitStack) -> None:
         """Run sync passes until no file changed during the last one, then record the outcome."""
         try:
             self._run_passes(job)
@@ -199,7 +145,7 @@ class SyncJobs:
             job["failure"] = f"The sync failed: {getattr(exc, 'message', None) or exc}"
         finally:
             self._record_end(job)
-            lock.release()
+            lock.close()
         # Files changed after our last check but before the release: their starter may have found us busy.
         if (self._dir / RERUN_FILE).exists():
             self.start(files_changed=True)
@@ -289,7 +235,7 @@ class SyncJobs:
             return True
         if job.get("pid") == os.getpid() and self._thread is not None and self._thread.is_alive():
             return False
-        return not JobLock(self._dir / LOCK_FILE).held_elsewhere()
+        return not held_elsewhere(self._dir / LOCK_FILE)
 
     def last(self) -> dict[str, Any] | None:
         """The last finished job (done or failed), kept for the admin page."""

@@ -11,8 +11,6 @@ needs none of this: it is the one process that holds the data.
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
@@ -26,6 +24,7 @@ from chromadb.errors import ChromaError, NotFoundError
 
 from app.config import Settings
 from app.errors import AppError, ServiceUnavailable
+from app.files import write_atomically
 
 # Chroma 1.x takes the distance in the collection configuration; "hnsw:space" metadata is the legacy form.
 COLLECTION_CONFIG = {"hnsw": {"space": "cosine"}}
@@ -171,16 +170,6 @@ class ChromaStore:
         if not self.embedded:
             return
         stamp = uuid.uuid4().hex
-        folder = self._stamp_path.parent
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=folder, prefix=".stamp-")
-        try:
-            with os.fdopen(fd, "w") as handle:
-                handle.write(stamp)
-            os.replace(temp, self._stamp_path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        write_atomically(self._stamp_path, stamp)
         with self._lock:
             self._seen_stamp = stamp

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
-import hashlib
 import os
 import secrets
 import time
@@ -16,8 +14,9 @@ from pathlib import Path
 from app.config import Settings
 from app.courses.chunking import chunk_course
 from app.courses.models import Course
-from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, parse_bytes
+from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
 from app.errors import AppError, SyncBusy
+from app.files import locked
 from app.search.index import CourseIndex
 from app.search.models import CourseRecord, FileResult, SyncProgress, SyncReport
 
@@ -64,27 +63,20 @@ class Indexer:
 
     @contextlib.contextmanager
     def writer_lock(self, wait: bool = True) -> Iterator[None]:
-        """Hold the writer lock; with wait=False raise SyncBusy when another sync holds it.
-
-        flock belongs to the open file, and the OS drops it when the holder exits or is killed, so a crashed
-        sync never leaves a stale lock behind; the pid written into the file is only for people reading it.
-        """
-        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
+        """Hold the writer lock; with wait=False raise SyncBusy when another sync holds it."""
+        with contextlib.ExitStack() as stack:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                fd = stack.enter_context(locked(self.lock_path, wait=wait))
             except BlockingIOError:
-                holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                holder = self.lock_path.read_text(errors="replace").strip()
                 raise SyncBusy(
                     "A sync is already running; try again when it has finished.",
                     detail=f"lock {self.lock_path} held by process {holder or 'unknown'}",
                 ) from None
+            # Only for people reading the file: the lock itself is the flock, gone when its holder dies.
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             yield
-        finally:
-            os.close(fd)
 
     @property
     def rebuild_marker(self) -> Path:
@@ -163,7 +155,7 @@ class Indexer:
         except OSError as exc:
             reason = f"{name}: cannot read the file ({exc.strerror})"
             return [self._failed(name, reason, previous, run.claimed)]
-        digest = hashlib.sha256(data).hexdigest()
+        digest = content_hash(data)
         if previous is not None and self._is_current(previous, digest, run):
             run.claimed[previous.id] = name
             return [FileResult(file=name, status="unchanged", course_title=previous.title)]
@@ -261,7 +253,7 @@ class Indexer:
         for path in files:
             try:
                 data = path.read_bytes()
-                if indexed.get(path.name) == hashlib.sha256(data).hexdigest():
+                if indexed.get(path.name) == content_hash(data):
                     continue  # indexed as it is, so its title is its catalog record's, checked above
                 if parse_bytes(data, path.name).id == course.id:
                     return path.name

@@ -28,12 +28,13 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, parse_bytes
 from app.errors import AppError, NotFound, PayloadTooLarge, Unauthorized
 from app.extensions import limiter
+from app.files import locked, write_atomically
 from app.search.jobs import SyncJobs
 from app.services import services, settings
 from app.web.errors import wants_json
 from app.web.htmx import is_htmx
 from app.web.redirects import safe_local_path
-from app.web.uploads import folder_lock, megabytes, save_uploads, write_atomically
+from app.web.uploads import megabytes, save_uploads
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -339,7 +340,7 @@ def restore(entry: str):
         raise NotFound("That file is not in the trash.")
     target = Path(settings().docs_dir) / match.group(2)
     # The folder lock keeps a concurrent upload of the same name or title from slipping in between.
-    with services().indexer.writer_lock(wait=False), folder_lock(target.parent):
+    with services().indexer.writer_lock(wait=False), locked(target.parent):
         if target.exists():
             raise AppError(f"{target.name} is already in the docs folder; remove it first.", status=409)
         data = path.read_bytes()

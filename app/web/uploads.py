@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
-import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -16,6 +12,7 @@ from werkzeug.utils import secure_filename
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, parse_bytes
 from app.errors import AppError
+from app.files import locked, write_atomically
 
 
 @dataclass
@@ -91,33 +88,6 @@ def check_file(
     return name, course, data
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write bytes to a temp file in the target folder, then rename it over the target."""
-    # The ".part" suffix keeps a half-written temp file out of the indexer's view.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".upload-", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-@contextlib.contextmanager
-def folder_lock(folder: Path) -> Iterator[None]:
-    """Hold an exclusive lock on a folder (an flock on the folder itself), waiting for it if need be."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def save_uploads(
     uploads: Iterable[FileStorage], docs_dir: Path, max_bytes: int, check_upload: Callable[[Course], None]
 ) -> UploadOutcome:
@@ -127,7 +97,7 @@ def save_uploads(
     title waits and then sees this one's file, instead of passing the same check before either is written.
     """
     docs_dir.mkdir(parents=True, exist_ok=True)
-    with folder_lock(docs_dir):
+    with locked(docs_dir):
         return _check_and_write(uploads, docs_dir, max_bytes, check_upload)
 
 
