@@ -45,6 +45,21 @@ class Services:
         return self._once("indexer", lambda: Indexer(self.settings, self.index))
 
     @property
+    def jobs(self):
+        """The background sync jobs, whose progress any worker can read."""
+        from app.search.jobs import SyncJobs
+
+        # The indexer is looked up when a job starts, so building the jobs never opens the index.
+        return self._once("jobs", lambda: SyncJobs(self.settings, lambda: self.indexer))
+
+    @property
+    def trash(self):
+        """Removed course files, and putting them back."""
+        from app.search.trash import Trash
+
+        return self._once("trash", lambda: Trash(self.settings, self.indexer))
+
+    @property
     def assistant(self):
         """The Assistant that answers questions (Claude or extractive)."""
         from app.assistant.service import Assistant

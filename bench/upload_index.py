@@ -24,7 +24,7 @@ def upload_once(app, client) -> tuple[float, float, int]:
     answered = time.perf_counter()
     if response.status_code >= 400:
         raise SystemExit(f"upload failed ({response.status_code}): {response.get_data(as_text=True)[:300]}")
-    app.extensions["sync_jobs"].wait(300)
+    app.extensions["services"].jobs.wait(300)
     query = {"q": "hx-swap beforeend", "course": "flask htmx"}
     hits = client.get("/api/search", query_string=query).get_json()
     done = time.perf_counter()

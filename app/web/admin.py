@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import hmac
-import re
-import shutil
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +22,9 @@ from flask import (
 )
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, parse_bytes
+from app.courses.parsing import SUPPORTED_EXTENSIONS
 from app.errors import AppError, NotFound, PayloadTooLarge, Unauthorized
 from app.extensions import limiter
-from app.files import locked, write_atomically
 from app.search.jobs import SyncJobs
 from app.services import services, settings
 from app.web.errors import wants_json
@@ -40,7 +36,6 @@ bp = Blueprint("admin", __name__, url_prefix="/admin")
 
 SESSION_KEY = "admin_until"
 PUBLIC_ENDPOINTS = {"admin.login", "admin.logout"}
-TRASH_ENTRY = re.compile(r"^(\d{8}T\d{6}Z)(?:-\d+)?-(.+)$")
 # htmx stops polling when a poll answers with this status.
 STOP_POLLING = 286
 
@@ -51,16 +46,9 @@ class AdminDisabled(NotFound):
     title = "The admin page is off"
 
 
-@bp.record_once
-def _attach_jobs(state) -> None:
-    """Give the app one SyncJobs, reading the indexer from its services when a job starts."""
-    app_services = state.app.extensions["services"]
-    state.app.extensions["sync_jobs"] = SyncJobs(app_services.settings, lambda: app_services.indexer)
-
-
 def jobs() -> SyncJobs:
     """The current app's sync jobs."""
-    return current_app.extensions["sync_jobs"]
+    return services().jobs
 
 
 # -- access ---------------------------------------------------------------------------------------------
@@ -180,7 +168,7 @@ def _page_context(**extra: Any) -> dict[str, Any]:
         "location": index.location,
         "job": jobs().status(),
         "course_errors": _course_errors(),
-        "trash": _trash_entries(),
+        "trash": services().trash.entries(),
         "accept": ",".join(SUPPORTED_EXTENSIONS),
         "max_upload": megabytes(settings().max_upload_bytes),
         "docs_dir": settings().docs_dir,
@@ -281,76 +269,18 @@ def _progress_fragment(job: dict[str, Any] | None) -> tuple[str, int]:
 # -- remove and restore ---------------------------------------------------------------------------------
 
 
-def _trash_dir() -> Path:
-    """instance/trash, where removed course files wait to be restored."""
-    return Path(settings().instance_path) / "trash"
-
-
-def _trash_entries() -> list[dict[str, str]]:
-    """The files in the trash, newest first, with their original names and when they were removed."""
-    folder = _trash_dir()
-    if not folder.is_dir():
-        return []
-    entries = []
-    for path in folder.iterdir():
-        match = TRASH_ENTRY.match(path.name)
-        if path.is_file() and match:
-            removed = datetime.strptime(match.group(1), "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
-            entries.append(
-                {"entry": path.name, "name": match.group(2), "removed_at": removed.isoformat(sep=" ")}
-            )
-    return sorted(entries, key=lambda item: item["entry"], reverse=True)
-
-
 @bp.post("/courses/<course_id>/delete")
 def delete_course(course_id: str):
-    """Move the course's file to the trash (timestamped) and remove the course from the index."""
-    index = services().index
-    # Holding the writer lock keeps a running sync (here or in `flask index`) from re-adding the course.
-    with services().indexer.writer_lock(wait=False):
-        record = index.get_course(course_id)
-        if record is None:
-            raise NotFound(f"There is no course with id '{course_id}'.")
-        source = Path(settings().docs_dir) / Path(record.source_file).name
-        if record.source_file and source.is_file():
-            _move_to_trash(source)
-        index.remove_course(course_id)
+    """Move the course's file to the trash and remove the course from the index."""
+    record = services().trash.remove(course_id)
     flash(f"Removed “{record.title}”. Its file is in the trash; restore it below.")
     return redirect(url_for("admin.index"), 303)
-
-
-def _move_to_trash(source: Path) -> Path:
-    """Move a file into the trash under a timestamped name that no other entry has."""
-    folder = _trash_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    target, counter = folder / f"{stamp}-{source.name}", 1
-    while target.exists():
-        target, counter = folder / f"{stamp}-{counter}-{source.name}", counter + 1
-    shutil.move(source, target)
-    return target
 
 
 @bp.post("/trash/<entry>/restore")
 def restore(entry: str):
     """Put a trashed file back into the docs folder (if its name and title are free), then sync."""
-    match = TRASH_ENTRY.match(entry)
-    path = _trash_dir() / entry
-    if not match or not path.is_file():
-        raise NotFound("That file is not in the trash.")
-    target = Path(settings().docs_dir) / match.group(2)
-    # The folder lock keeps a concurrent upload of the same name or title from slipping in between.
-    with services().indexer.writer_lock(wait=False), locked(target.parent):
-        if target.exists():
-            raise AppError(f"{target.name} is already in the docs folder; remove it first.", status=409)
-        data = path.read_bytes()
-        try:
-            course = parse_bytes(data, target.name)
-        except ParseError as exc:
-            raise AppError(f"Cannot restore: {exc.message}", status=422) from exc
-        services().indexer.check_upload(course)
-        write_atomically(target, data)
-        path.unlink()
+    name = services().trash.restore(entry)
     jobs().start(files_changed=True)
-    flash(f"Restored {target.name}; a sync is indexing it.")
+    flash(f"Restored {name}; a sync is indexing it.")
     return redirect(url_for("admin.index"), 303)

@@ -21,7 +21,7 @@ def live_admin(make_app):
         with serve(app) as base:
             yield app, base
     finally:
-        app.extensions["sync_jobs"].wait(SYNC_TIMEOUT_MS / 1000)
+        app.extensions["services"].jobs.wait(SYNC_TIMEOUT_MS / 1000)
 
 
 def _sign_in(page, base: str) -> None:

@@ -53,7 +53,7 @@ class Admin:
     @property
     def jobs(self):
         """The app's SyncJobs."""
-        return self.app.extensions["sync_jobs"]
+        return self.app.extensions["services"].jobs
 
     def wait_for_job(self) -> dict:
         """Join this process's job thread, then return the job's final status."""

@@ -41,7 +41,7 @@ def test_admin_off_without_password_is_404_that_says_how_to_turn_it_on(make_app,
     response = app.test_client().open(url, method=method, data={"password": "anything"})
     assert response.status_code == 404
     assert "ADMIN_PASSWORD" in response.get_data(as_text=True)
-    assert app.extensions["sync_jobs"].status() is None
+    assert app.extensions["services"].jobs.status() is None
 
 
 def test_admin_off_answers_json_clients_in_json(make_app):

@@ -244,7 +244,7 @@ def flip(self, course, version, chunk_count):
     return original(self, course, version, chunk_count)
 
 CourseIndex._flip_catalog = flip
-jobs = create_app().extensions["sync_jobs"]
+jobs = create_app().extensions["services"].jobs
 print("STARTED", jobs.start()["id"], flush=True)
 jobs.wait()
 print("FINISHED", flush=True)
