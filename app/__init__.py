@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 from typing import Any
 
@@ -13,10 +12,8 @@ from app.config import Settings, load_settings
 from app.extensions import csrf, limiter
 from app.services import Services
 
-# Offline by design: the model ships in a package and Chroma must not phone home.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+# Offline by design, each where it takes effect: the embedder sets HF_HUB_OFFLINE before it imports the
+# model libraries, and the store opens ChromaDB with anonymized_telemetry=False.
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

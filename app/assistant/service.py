@@ -11,6 +11,15 @@ from app.errors import BadRequest
 from app.search.embeddings import get_embedder
 
 
+def question_problem(question: str, limit: int) -> str | None:
+    """What is wrong with a (stripped) question, or None when it can go to the assistant."""
+    if not question:
+        return "Type a question first."
+    if len(question) > limit:
+        return f"Questions can be up to {limit:,} characters; this one has {len(question):,}."
+    return None
+
+
 class Assistant:
     """Answer questions about the indexed courses; `mode` says how ('claude' or 'extractive')."""
 
@@ -32,10 +41,9 @@ class Assistant:
     def answer(self, question: str, history: list[Exchange] | None = None) -> Answer:
         """Answer a question given the recent exchanges (trimmed to MAX_HISTORY)."""
         question = question.strip()
-        if not question:
-            raise BadRequest("Please type a question.")
-        if len(question) > self.settings.max_question_chars:
-            raise BadRequest(f"Questions are limited to {self.settings.max_question_chars} characters.")
+        problem = question_problem(question, self.settings.max_question_chars)
+        if problem:
+            raise BadRequest(problem)
         keep = self.settings.max_history
         recent = list(history or [])[-keep:] if keep else []
         return self._answerer.answer(question, recent)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
 from app.assistant.models import Exchange
+from app.assistant.service import question_problem
 from app.errors import AppError, BadRequest
 from app.extensions import ask_limit
 from app.search.models import CourseRecord
@@ -49,7 +50,8 @@ def index():
 def ask():
     """Answer a question: a fragment for htmx, else store it and go back to the page."""
     question = request.form.get("question", "").replace("\r\n", "\n").strip()
-    problem = question_problem(question)
+    # Checked here too, so the form can show the problem in place, keeping what was typed.
+    problem = question_problem(question, settings().max_question_chars)
     if problem:
         if is_htmx():
             return render_template(
@@ -86,16 +88,6 @@ def theme():
         raise BadRequest("Choose auto, light or dark.")
     session["theme"] = choice
     return redirect(safe_local_path(request.form.get("next"), url_for(".index")), 303)
-
-
-def question_problem(question: str) -> str | None:
-    """What is wrong with a question, or None when it can go to the assistant."""
-    limit = settings().max_question_chars
-    if not question:
-        return "Type a question first."
-    if len(question) > limit:
-        return f"Questions can be up to {limit:,} characters; this one has {len(question):,}."
-    return None
 
 
 def suggested_questions(courses: list[CourseRecord]) -> list[str]:
