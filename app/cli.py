@@ -16,7 +16,7 @@ from flask import Flask
 from flask.cli import with_appcontext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.assistant.tools import snippet
+from app.assistant.tools import lesson_label, snippet
 from app.errors import AppError, BadRequest, NotFound, SyncBusy
 from app.search.models import FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
@@ -144,10 +144,8 @@ def search_command(query: str, course: str | None, lesson: int | None, k: int | 
     if not passages:
         click.echo("No passages found.")
     for rank, passage in enumerate(passages, start=1):
-        click.echo(
-            f"{rank}. [{passage.score:.3f}] {passage.course_title} – Lesson {passage.lesson_number}: "
-            f"{passage.lesson_title}"
-        )
+        label = lesson_label(passage.course_title, passage.lesson_number, passage.lesson_title)
+        click.echo(f"{rank}. [{passage.score:.3f}] {label}")
         if passage.lesson_link or passage.course_link:
             click.echo(f"   {passage.lesson_link or passage.course_link}")
         click.echo(f"   {snippet(passage.text, SNIPPET_CHARS)}\n")

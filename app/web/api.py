@@ -28,9 +28,9 @@ def query():
     body = _json_object()
     question = _required_text(body.get("query"), "query")
     history = _load_session(body.get("session_id"))
-    max_history = settings().max_history
-    answer = services().assistant.answer(question, history[-max_history:] if max_history else [])
+    answer = services().assistant.answer(question, history)  # the assistant keeps the last MAX_HISTORY
     exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
+    max_history = settings().max_history
     history = [*history, exchange][-max_history:] if max_history else []
     return jsonify(
         answer=answer.markdown,
