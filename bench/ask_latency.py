@@ -75,8 +75,11 @@ def main(count: int = N) -> None:
                 """The model answers at once."""
                 fake.enqueue_text(answer)
 
+            embedder = app.extensions["services"].index.embedder
+
             def one_search(number: int) -> None:
                 """The model searches the courses once (embedding + ChromaDB), then answers."""
+                embedder.embed_query.cache_clear()  # a new question: its vector is not cached yet
                 fake.enqueue_tool_use("search_course_content", {"query": QUESTIONS[number % len(QUESTIONS)]})
                 fake.enqueue_text(answer)
 
