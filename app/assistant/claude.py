@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import anthropic
 
-from app.assistant.models import Answer, Exchange
+from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.prompts import SYSTEM_PROMPT
 from app.assistant.tools import SourceCollector, ToolBox
 from app.config import Settings
@@ -95,6 +96,10 @@ class ClaudeAnswerer:
         )
         self.system = [{"type": "text", "text": SYSTEM_PROMPT, "cache_control": CACHE}]
         self.tools = cached_tools(toolbox.schemas)
+
+    def stream(self, question: str, history: list[Exchange]) -> Iterator[AnswerEvent]:
+        """Answer as events; for now the whole answer arrives at once."""
+        yield DoneEvent(self.answer(question, history))
 
     def answer(self, question: str, history: list[Exchange]) -> Answer:
         """Run the tool loop: up to max_tool_rounds rounds of tools, then a final answer without tools."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from app.assistant.models import Answer, Exchange, Source
+from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange, Source
 from app.assistant.tools import (
     OUTLINE_TOOL,
     SEARCH_TOOL,
@@ -274,6 +275,10 @@ class ExtractiveAnswerer:
             note=ref.note,
             instructor=asks_instructor(question),
         )
+
+    def stream(self, question: str, history: list[Exchange]) -> Iterator[AnswerEvent]:
+        """Answer as events; for now the whole answer arrives at once."""
+        yield DoneEvent(self.answer(question, history))
 
     def answer(self, question: str, history: list[Exchange]) -> Answer:
         """Answer one question; history is not used (there is no model to carry a conversation)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -25,7 +26,11 @@ class Source(BaseModel):
 
 
 class Answer(BaseModel):
-    """The assistant's reply: markdown, the sources it used, and how it got there."""
+    """The assistant's reply: markdown, the sources it used, and how it got there.
+
+    Claim-level citations live in the markdown as markers `[^n]`, n being the 1-based position of the cited
+    source in `sources`; renderers turn them into numbered links, plain-text faces may leave them.
+    """
 
     markdown: str
     sources: list[Source] = Field(default_factory=list)
@@ -40,3 +45,30 @@ class Exchange(BaseModel):
     question: str
     answer: str
     sources: list[Source] = Field(default_factory=list)
+
+
+# -- answer events: what every answerer yields while it works (streaming, the web page, the API) -------------
+
+
+@dataclass(frozen=True)
+class StatusEvent:
+    """What the assistant is doing now, for a person to read ("Searching Lesson 3 of …")."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class TextEvent:
+    """The next piece of the answer's markdown, without citation markers (they come with the final Answer)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class DoneEvent:
+    """The finished answer: its full markdown (with citation markers) and its sources."""
+
+    answer: Answer
+
+
+AnswerEvent = StatusEvent | TextEvent | DoneEvent

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from app.assistant.claude import ClaudeAnswerer
 from app.assistant.extractive import ExtractiveAnswerer
-from app.assistant.models import Answer, Exchange
+from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.tools import ToolBox
 from app.config import Settings
 from app.errors import BadRequest
@@ -38,12 +40,28 @@ class Assistant:
         """The Claude model id, or None in extractive mode."""
         return self.settings.anthropic_model if self.mode == "claude" else None
 
-    def answer(self, question: str, history: list[Exchange] | None = None) -> Answer:
-        """Answer a question given the recent exchanges (trimmed to MAX_HISTORY)."""
+    def stream(self, question: str, history: list[Exchange] | None = None) -> Iterator[AnswerEvent]:
+        """Answer as events (status, text pieces, then the finished Answer); a bad question raises at once.
+
+        Errors while answering (model or index unavailable) are raised by the iterator; closing it early
+        (a client that went away) stops the work.
+        """
         question = question.strip()
         problem = question_problem(question, self.settings.max_question_chars)
         if problem:
             raise BadRequest(problem)
         keep = self.settings.max_history
         recent = list(history or [])[-keep:] if keep else []
-        return self._answerer.answer(question, recent)
+        return self._answerer.stream(question, recent)
+
+    def answer(self, question: str, history: list[Exchange] | None = None) -> Answer:
+        """Answer a question given the recent exchanges (trimmed to MAX_HISTORY)."""
+        return final_answer(self.stream(question, history))
+
+
+def final_answer(events: Iterator[AnswerEvent]) -> Answer:
+    """Run an event stream to its end and return the finished Answer."""
+    for event in events:
+        if isinstance(event, DoneEvent):
+            return event.answer
+    raise RuntimeError("the answerer ended without an answer")
