@@ -44,3 +44,8 @@ def on_starting(server) -> None:
             server.cfg.workers,
             _settings.resolved_chroma_path,
         )
+
+
+def post_worker_init(worker) -> None:
+    """Warm each worker (load the model, run one search) before it takes traffic; the master never does."""
+    worker.wsgi.extensions["services"].warm_up()

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
-from threading import RLock
+from threading import Lock, RLock, Thread
 from typing import Any
 
 from flask import current_app
 
 from app.config import Settings
+
+log = logging.getLogger(__name__)
+WARM_UP_QUERY = "warm up"
 
 
 class Services:
@@ -19,6 +23,8 @@ class Services:
         # Re-entrant: building the indexer or the assistant builds the index under the same lock.
         self._lock = RLock()
         self._built: dict[str, Any] = {}
+        self._warming_lock = Lock()
+        self.warming: Thread | None = None
 
     def _once(self, name: str, build: Callable[[], Any]) -> Any:
         """The service called `name`, built by `build` on first use; concurrent first uses build it once."""
@@ -65,6 +71,26 @@ class Services:
         from app.assistant.service import Assistant
 
         return self._once("assistant", lambda: Assistant(self.settings, self.index))
+
+    @property
+    def warm(self) -> bool:
+        """True once this process has loaded the embedding model, so a question pays no start-up cost."""
+        return self.index.embedder.loaded
+
+    def warm_up(self) -> None:
+        """Load the model, then open the index with one search, so the first question pays neither."""
+        try:
+            self.index.embedder.embed_query(WARM_UP_QUERY)
+            self.index.search(WARM_UP_QUERY, k=1)
+        except Exception as exc:  # a model that won't load or an index that won't answer: readiness says so
+            log.warning("warm-up failed: %s", exc)
+
+    def start_warm_up(self) -> None:
+        """Warm up in a background thread, unless that is already under way."""
+        with self._warming_lock:
+            if self.warming is None or not self.warming.is_alive():
+                self.warming = Thread(target=self.warm_up, name="warm-up", daemon=True)
+                self.warming.start()
 
 
 def services() -> Services:

@@ -190,6 +190,16 @@ def search(server: Gunicorn, attempt: int) -> dict:
     return body
 
 
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads Linux /proc/<pid>/maps")
+def test_every_worker_loads_the_model_before_it_takes_traffic(deployment):
+    # Runs first on the fresh deployment: nothing has searched yet, only /healthz and /readyz answered.
+    _, _, server = deployment
+    assert not server.searches()
+    for worker in server.worker_pids():
+        assert TORCH_LIBRARY in maps(worker), f"worker {worker} was not warmed up by post_worker_init"
+    assert TORCH_LIBRARY not in maps(server.pid), "the gunicorn master loaded the model"
+
+
 def test_every_worker_sees_a_sync_made_by_another_process(deployment):
     env, docs, server = deployment
     assert EMBEDDED_WARNING not in server.stderr(), "CHROMA_HOST is set: no warning"

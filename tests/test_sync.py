@@ -441,3 +441,69 @@ def test_check_upload_refuses_a_title_a_file_not_yet_indexed_holds(lib):
     lib.indexer.check_upload(parse_bytes(course_text("Bread Basics", ONIONS).encode(), "by-hand.txt"))
     (lib.docs / "by-hand.txt").write_bytes(b"")
     lib.indexer.check_upload(parse_bytes(course_text("Bread Basics", ONIONS).encode(), "bread.txt"))
+
+
+# A sync in a real process, killed by SIGKILL right after one course's catalog flip: its new chunks are
+# written and the catalog points at them, but the old chunks are still there and the new ones not flagged.
+KILL_AFTER_FLIP = """
+import os, signal, sys
+from app.config import load_settings
+from app.search.index import CourseIndex
+from app.search.sync import Indexer
+
+docs, instance, victim = sys.argv[1:4]
+flip = CourseIndex._flip_catalog
+
+def flip_then_die(self, course, version, chunk_count):
+    record = flip(self, course, version, chunk_count)
+    if course.title == victim:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return record
+
+CourseIndex._flip_catalog = flip_then_die
+settings = load_settings({"docs_dir": docs, "instance_path": instance})
+Indexer(settings, CourseIndex(settings)).sync()
+"""
+
+
+@pytest.mark.slow
+def test_a_sync_killed_between_the_flip_and_the_cleanup_at_50_courses_loses_nothing(lib):
+    for number in range(50):
+        lib.write(f"course-{number:02d}.txt", f"Course {number:02d}", f"Topic {number} needs its own lesson.")
+    lib.write("kitchen.txt", "Kitchen Basics", SHALLOTS)  # the course the killed sync is updating
+    lib.indexer.sync()
+    lib.write("kitchen.txt", "Kitchen Basics", ONIONS)
+
+    killed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            KILL_AFTER_FLIP,
+            str(lib.docs),
+            str(lib.settings.instance_path),
+            "Kitchen Basics",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+
+    # A serving process's view: every course is there, the updated one in its new version only, nothing twice.
+    reader = lib.index
+    assert len(reader.courses()) == 52
+    hits = reader.search("caramelized onions shallots", k=50)
+    kitchen = [hit.text for hit in hits if hit.course_title == "Kitchen Basics"]
+    assert kitchen == [ONIONS]
+    assert len({(hit.course_title, hit.lesson_number, hit.chunk_index) for hit in hits}) == len(hits)
+    assert [hit.text for hit in reader.search("onions", course="Kitchen Basics", k=50)] == [ONIONS]
+
+    # The next sync finds every file current and clears what the killed one left: one live version only.
+    report = lib.indexer.sync()
+    assert {result.status for result in report.results} == {"unchanged"}
+    stored = lib.index.store.run(CONTENT, "get", where={"course_id": "kitchen-basics"}, include=["metadatas"])
+    assert len(stored["ids"]) == 1 and stored["metadatas"][0]["live"] is True
+    assert not any(entry.settling for entry in lib.index.catalog.entries())
+    assert [hit.text for hit in lib.index.search("caramelized onions", k=50) if "onions" in hit.text] == [
+        ONIONS
+    ]

@@ -5,9 +5,15 @@ The version is a hash over what produced the chunks: the file's content hash, th
 embedding model and a generation (empty for a sync, one fresh value per rebuild), so a rebuild writes every
 course anew even when nothing else changed. This deviates on purpose from the id in design §4: a new
 version is written beside the old one, then the catalog record is flipped to it (the commit point), then the
-old chunks are deleted. Search only returns chunks whose (course id, version) is the catalog's, so a process
-killed half-way leaves the old version searchable and its new chunks invisible until `purge_orphans` removes
-them.
+old chunks are deleted. Search only returns chunks of the catalog's version, so a process killed half-way
+leaves the old version searchable and its new chunks invisible until `purge_orphans` removes them.
+
+Constant-cost search. Filtering on every live (course id, version) pair would make each search's filter grow
+with the library, so chunks carry a `live` flag instead and an unfiltered search asks for `live` only. A
+write marks its course `settling` in the catalog before it starts and clears the mark when its new chunks
+are live and the old ones gone; while a course is settling (or after a crash left it so), searches admit
+that one course by its exact catalog version. So the filter is one clause when nothing is being written,
+and one clause per course being written otherwise, never one per course in the library.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import Any
 from app.config import Settings
 from app.courses.models import Chunk, Course, slugify
 from app.errors import CourseNotFound, LessonNotFound
+from app.search.catalog import CatalogCache, CatalogEntry
 from app.search.embeddings import Embedder, get_embedder
 from app.search.models import CourseRecord, LessonInfo, Outline, Passage
 from app.search.names import (
@@ -36,6 +43,8 @@ from app.search.store import ChromaStore
 CATALOG = "course_catalog"
 CONTENT = "course_content"
 WRITE_BATCH = 64
+# Chroma caps the ids of one get/update/delete; flags are set and chunks deleted in pieces of this size.
+ID_BATCH = 1000
 
 # Course-name resolution by meaning, calibrated on the test library and the sample docs (all-MiniLM-L6-v2).
 # A name word that is no title word may still mean one: "DBs" ~ "databases" 0.77, "apps" ~ "applications"
@@ -90,6 +99,7 @@ class CourseIndex:
         self.settings = settings
         self.embedder = embedder or get_embedder(settings.embedding_model)
         self.store = ChromaStore(settings)
+        self.catalog = CatalogCache(self._read_catalog, self.store.change_stamp)
 
     @property
     def location(self) -> str:
@@ -121,25 +131,26 @@ class CourseIndex:
             indexed_at=datetime.fromisoformat(metadata["indexed_at"]),
         )
 
-    def _catalog(self) -> list[tuple[CourseRecord, str]]:
-        """Every catalog record with its active version."""
+    def _read_catalog(self) -> list[CatalogEntry]:
+        """Every catalog record with its live version and settling mark, read from the store."""
         result = self._run(CATALOG, "get", include=["metadatas"])
         entries = [
-            (self._record(course_id, metadata), metadata.get("version", ""))
+            CatalogEntry(
+                self._record(course_id, metadata),
+                metadata.get("version", ""),
+                bool(metadata.get("settling", False)),
+            )
             for course_id, metadata in zip(result["ids"], result["metadatas"], strict=True)
         ]
-        return sorted(entries, key=lambda entry: entry[0].title.casefold())
+        return sorted(entries, key=lambda entry: entry.record.title.casefold())
 
     def courses(self) -> list[CourseRecord]:
         """All indexed courses, sorted by title."""
-        return [record for record, _ in self._catalog()]
+        return [entry.record for entry in self.catalog.entries()]
 
     def get_course(self, course_id: str) -> CourseRecord | None:
         """The catalog record of one course id, or None."""
-        result = self._run(CATALOG, "get", ids=[course_id], include=["metadatas"])
-        if not result["ids"]:
-            return None
-        return self._record(result["ids"][0], result["metadatas"][0])
+        return next((entry.record for entry in self.catalog.entries() if entry.record.id == course_id), None)
 
     # -- writing ------------------------------------------------------------------------------------
 
@@ -156,7 +167,7 @@ class CourseIndex:
 
     def versions(self) -> dict[str, str]:
         """The live version of every course in the catalog, by course id."""
-        return {record.id: version for record, version in self._catalog()}
+        return {entry.record.id: entry.version for entry in self.catalog.entries()}
 
     def stored_dimension(self) -> int | None:
         """The dimension of the vectors already stored (None while the index is empty)."""
@@ -171,11 +182,13 @@ class CourseIndex:
         return len(self.embedder.embed_query("dimension"))
 
     def upsert_course(self, course: Course, chunks: list[Chunk], generation: str = "") -> CourseRecord:
-        """Write a course's new version beside the old, flip the catalog to it, then delete the old chunks."""
+        """Write a course's new version beside the old, flip the catalog to it, then retire the old chunks."""
         digest = course.content_hash or hashlib.sha256(course.model_dump_json().encode()).hexdigest()
         version = self.version_for(digest, generation)
         course_id = course.id
         ids = [chunk_id(chunk, version) for chunk in chunks]
+        # From here until the end, searches admit this course by its exact catalog version only.
+        self._mark_settling(course_id, True)
         for start in range(0, len(chunks), WRITE_BATCH):
             batch = chunks[start : start + WRITE_BATCH]
             self._run(
@@ -191,10 +204,27 @@ class CourseIndex:
         # same version that this write did not produce again.
         stale = self._run(CONTENT, "get", where={"course_id": course_id}, include=[])
         keep = set(ids)
-        doomed = [chunk for chunk in stale["ids"] if chunk not in keep]
-        if doomed:
-            self._run(CONTENT, "delete", ids=doomed)
+        self._delete_chunks([chunk for chunk in stale["ids"] if chunk not in keep])
+        self._set_live(ids)
+        self._mark_settling(course_id, False)
         return record
+
+    def _mark_settling(self, course_id: str, settling: bool) -> None:
+        """Set or clear a catalog record's settling mark (a new course has none)."""
+        # Asked of the store, not the cache: every write moves the stamp, and a sync writes many courses.
+        if self._run(CATALOG, "get", ids=[course_id], include=[])["ids"]:
+            self._run(CATALOG, "update", ids=[course_id], metadatas=[{"settling": settling}])
+
+    def _set_live(self, ids: list[str]) -> None:
+        """Flag chunks as the live version, so unfiltered searches see them."""
+        for start in range(0, len(ids), ID_BATCH):
+            piece = ids[start : start + ID_BATCH]
+            self._run(CONTENT, "update", ids=piece, metadatas=[{"live": True}] * len(piece))
+
+    def _delete_chunks(self, ids: list[str]) -> None:
+        """Delete chunks by id, in pieces."""
+        for start in range(0, len(ids), ID_BATCH):
+            self._run(CONTENT, "delete", ids=ids[start : start + ID_BATCH])
 
     @staticmethod
     def _chunk_metadata(course: Course, chunk: Chunk, version: str) -> dict[str, Any]:
@@ -209,6 +239,8 @@ class CourseIndex:
                 "lesson_link": chunk.lesson_link,
                 "chunk_index": chunk.index,
                 "version": version,
+                # Not searchable unfiltered until the catalog points at this version and the old one is gone.
+                "live": False,
             }
         )
 
@@ -229,6 +261,7 @@ class CourseIndex:
                 "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "lessons": json.dumps([lesson.model_dump() for lesson in lessons]),
                 "version": version,
+                "settling": True,
             }
         )
         self._run(
@@ -242,29 +275,41 @@ class CourseIndex:
         return self._record(course.id, metadata)
 
     def remove_course(self, course_id: str) -> bool:
-        """Remove a course: catalog record first (it disappears at once), then its chunks."""
+        """Remove a course: hide its chunks, drop its catalog record (gone at once), then the chunks."""
         if self.get_course(course_id) is None:
             return False
+        # Hidden first: once the record is gone no search could tell its still-flagged chunks apart.
+        owned = self._run(CONTENT, "get", where={"course_id": course_id}, include=[])["ids"]
+        for start in range(0, len(owned), ID_BATCH):
+            piece = owned[start : start + ID_BATCH]
+            self._run(CONTENT, "update", ids=piece, metadatas=[{"live": False}] * len(piece))
         self._run(CATALOG, "delete", ids=[course_id])
-        self._run(CONTENT, "delete", where={"course_id": course_id})
+        self._delete_chunks(owned)
         return True
 
     def purge_orphans(self) -> int:
-        """Delete chunks that belong to no live course version (left by a crash); return how many."""
-        active = {(record.id, version) for record, version in self._catalog()}
+        """Finish what a killed write left: delete chunks of no live version (returning how many), flag the
+        live versions' chunks, clear settling marks. Also brings an index from before the flag up to date."""
+        entries = self.catalog.entries()
+        active = {(entry.record.id, entry.version) for entry in entries}
         result = self._run(CONTENT, "get", include=["metadatas"])
-        orphans = [
-            chunk
-            for chunk, metadata in zip(result["ids"], result["metadatas"], strict=True)
-            if (metadata.get("course_id"), metadata.get("version")) not in active
-        ]
-        for start in range(0, len(orphans), 1000):
-            self._run(CONTENT, "delete", ids=orphans[start : start + 1000])
+        orphans, unflagged = [], []
+        for chunk, metadata in zip(result["ids"], result["metadatas"], strict=True):
+            if (metadata.get("course_id"), metadata.get("version")) not in active:
+                orphans.append(chunk)
+            elif metadata.get("live") is not True:
+                unflagged.append(chunk)
+        self._delete_chunks(orphans)
+        self._set_live(unflagged)
+        for entry in entries:
+            if entry.settling:
+                self._mark_settling(entry.record.id, False)
         return len(orphans)
 
     def clear(self) -> None:
         """Delete both collections and create them empty."""
         self.store.reset(CATALOG, CONTENT)
+        self.catalog.invalidate()
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -389,7 +434,7 @@ class CourseIndex:
         scope = self._scope(course, lesson)
         if not scope:
             return []
-        where = self._where(scope, lesson)
+        where = self._where(scope, course, lesson)
         result = self._run(
             CONTENT,
             "query",
@@ -406,15 +451,15 @@ class CourseIndex:
         ]
         return sorted(passages, key=lambda passage: passage.score, reverse=True)
 
-    def _scope(self, course: str | None, lesson: int | None) -> list[tuple[CourseRecord, str]]:
+    def _scope(self, course: str | None, lesson: int | None) -> list[CatalogEntry]:
         """Select the catalog entries to search: the named course, narrowed to courses with the lesson."""
-        scope = self._catalog()
+        scope = self.catalog.entries()
         record: CourseRecord | None = None
         if course is not None:
-            record = self._resolve(course, [candidate for candidate, _ in scope])
-            scope = [entry for entry in scope if entry[0].id == record.id]
+            record = self._resolve(course, [entry.record for entry in scope])
+            scope = [entry for entry in scope if entry.record.id == record.id]
         if lesson is not None:
-            scope = [entry for entry in scope if lesson in {info.number for info in entry[0].lessons}]
+            scope = [entry for entry in scope if lesson in {info.number for info in entry.record.lessons}]
             if not scope:
                 raise self._no_lesson(lesson, record)
         return scope
@@ -429,11 +474,27 @@ class CourseIndex:
             f"{record.title} has no lesson {lesson}; its lessons are {_lesson_list(numbers)}."
         )
 
+    def _where(self, scope: list[CatalogEntry], course: str | None, lesson: int | None) -> dict[str, Any]:
+        """A filter admitting only live chunks of the scope (and the lesson), whose size is not the library's.
+
+        One named course: its exact version. Otherwise the `live` flag, plus the exact version of each
+        course being written (usually none).
+        """
+        if course is not None:
+            clauses = [self._exact(scope[0])]
+        else:
+            settling = [entry for entry in self.catalog.entries() if entry.settling]
+            clauses = [self._live_except(settling)] if settling else [{"live": True}]
+            clauses += [self._exact(entry) for entry in settling]
+        where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
+        return where if lesson is None else {"$and": [where, {"lesson_number": lesson}]}
+
     @staticmethod
-    def _where(scope: list[tuple[CourseRecord, str]], lesson: int | None) -> dict[str, Any]:
-        """A filter that admits only the live version of each course in scope (and the lesson, if any)."""
-        live = [{"$and": [{"course_id": record.id}, {"version": version}]} for record, version in scope]
-        clauses = [live[0] if len(live) == 1 else {"$or": live}]
-        if lesson is not None:
-            clauses.append({"lesson_number": lesson})
-        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+    def _exact(entry: CatalogEntry) -> dict[str, Any]:
+        """The chunks of one course's catalog version."""
+        return {"$and": [{"course_id": entry.record.id}, {"version": entry.version}]}
+
+    @staticmethod
+    def _live_except(settling: list[CatalogEntry]) -> dict[str, Any]:
+        """Live chunks of every course but those being written."""
+        return {"$and": [{"live": True}, {"course_id": {"$nin": [entry.record.id for entry in settling]}}]}

@@ -5,7 +5,9 @@ process: after `flask index` runs beside a live server, the server's searches re
 exist (Chroma answers "Error finding id") until it reopens the folder. So every write through a store
 replaces a small stamp file beside the index, and before each call a store whose stamp is out of date
 closes and reopens its client. One stamp read (a small file) per call is the whole cost. A ChromaDB server
-needs none of this: it is the one process that holds the data.
+needs no reopening (it is the one process that holds the data), but readers still want to know when the
+data changed, to refresh what they cache (the catalog): there the stamp is one small record in a collection
+of its own, which every write through a store replaces.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ from app.files import write_atomically
 COLLECTION_CONFIG = {"hnsw": {"space": "cosine"}}
 WRITES = frozenset({"add", "upsert", "update", "delete"})
 STAMP_NAME = "index.stamp"
+# A ChromaDB server's change stamp: one record in a collection of its own (its 1-d vector is a placeholder,
+# non-zero because cosine distance divides by the norm).
+STATE_COLLECTION = "index_state"
+STAMP_ID = "stamp"
 UNAVAILABLE = "The course index is unavailable"
 
 
@@ -73,6 +79,14 @@ class ChromaStore:
             if operation in WRITES:
                 self._announce_write()
             return result
+
+    def change_stamp(self) -> str:
+        """A value that changes whenever any process writes to the index (cheap: one file or one record)."""
+        if self.embedded:
+            return self._read_stamp()
+        with self._available():
+            result = self._call(STATE_COLLECTION, "get", {"ids": [STAMP_ID], "include": ["metadatas"]})
+        return result["metadatas"][0].get("stamp", "") if result["ids"] else ""
 
     def reset(self, *names: str) -> None:
         """Drop the named collections and create them empty."""
@@ -166,10 +180,15 @@ class ChromaStore:
             self._collections.clear()
 
     def _announce_write(self) -> None:
-        """Replace the stamp (atomically) so other processes know to reopen; remember it as seen."""
-        if not self.embedded:
-            return
+        """Replace the stamp (atomically) so other processes reopen or refresh; remember it as seen."""
         stamp = uuid.uuid4().hex
+        if not self.embedded:
+            self._call(
+                STATE_COLLECTION,
+                "upsert",
+                {"ids": [STAMP_ID], "embeddings": [[1.0]], "metadatas": [{"stamp": stamp}]},
+            )
+            return
         write_atomically(self._stamp_path, stamp)
         with self._lock:
             self._seen_stamp = stamp

@@ -87,7 +87,10 @@ def healthz():
 
 @bp.get("/readyz")
 def readyz():
-    """The index answers; 503 when it does not."""
+    """The model is loaded and the index answers; 503 (and warming up in the background) until then."""
+    if not services().warm:
+        services().start_warm_up()
+        raise ServiceUnavailable("The assistant is warming up (loading the embedding model).")
     try:
         count = services().index.ping()
     except AppError:

@@ -160,6 +160,22 @@ def test_health_and_readiness(client):
     assert client.get("/readyz").get_json() == {"status": "ready", "courses": 3}
 
 
+def test_a_cold_worker_is_not_ready_until_it_has_warmed_up(make_app, monkeypatch):
+    from app.search import embeddings
+
+    # A process that has not loaded the model yet: a fresh embedder, as in a new gunicorn worker.
+    monkeypatch.setattr(embeddings, "_embedders", {})
+    app = make_app()
+    client = app.test_client()
+    services = app.extensions["services"]
+    assert not services.warm
+    body = assert_error(client.get("/readyz"), 503)
+    assert "warming up" in body["error"]
+    services.warming.join(timeout=120)
+    assert services.warm
+    assert client.get("/readyz").get_json() == {"status": "ready", "courses": 3}
+
+
 def test_readiness_fails_when_chromadb_is_down_without_naming_it(make_app, caplog):
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
