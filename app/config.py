@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from limits import parse_many
+from limits.storage import SCHEMES as LIMIT_STORAGE_SCHEMES
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -74,6 +76,27 @@ class Settings(BaseSettings):
         """Treat an empty variable (`FOO=` in .env) as unset."""
         return None if isinstance(value, str) and not value.strip() else value
 
+    @field_validator("ratelimit_ask", "ratelimit_login")
+    @classmethod
+    def _parse_limit(cls, value: str) -> str:
+        """Refuse a limit that Flask-Limiter would otherwise ignore, silently turning the limit off."""
+        try:
+            parse_many(value)
+        except ValueError:
+            raise ValueError(
+                f"'{value}' is not a rate limit such as '30 per minute' or '5/minute;100/day'"
+            ) from None
+        return value
+
+    @field_validator("ratelimit_storage_uri")
+    @classmethod
+    def _check_storage_scheme(cls, value: str) -> str:
+        """Refuse a limit store Flask-Limiter cannot use, before the first request finds out."""
+        scheme = value.partition("://")[0]
+        if "://" not in value or scheme not in LIMIT_STORAGE_SCHEMES:
+            raise ValueError(f"'{value}' is not a storage URI such as memory:// or redis://host:6379")
+        return value
+
     @model_validator(mode="after")
     def _check_overlap(self) -> Settings:
         """Refuse an overlap that would leave no room for new text in a chunk."""
@@ -112,7 +135,13 @@ class Settings(BaseSettings):
         """Return SECRET_KEY, generating one into instance/secret_key when unset."""
         if self.secret_key:
             return self.secret_key
-        return _shared_key(self.instance_path / "secret_key")
+        key_file = self.instance_path / "secret_key"
+        try:
+            return _shared_key(key_file)
+        except OSError as exc:  # a read-only or full disk at first start: one line, not a traceback
+            raise ConfigError(
+                f"Invalid setting INSTANCE_PATH: cannot write {key_file}: {exc.strerror}"
+            ) from None
 
 
 def _shared_key(key_file: Path) -> str:
@@ -158,4 +187,5 @@ def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
     except ValidationError as exc:
         error = exc.errors()[0]
         name = str(error["loc"][0]).upper() if error["loc"] else "configuration"
-        raise ConfigError(f"Invalid setting {name}: {error['msg']}") from None
+        message = error["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"Invalid setting {name}: {message}") from None
