@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.assistant.tools import lesson_label, snippet
 from app.errors import AppError, BadRequest, NotFound, SyncBusy
-from app.search.models import FileResult, SyncProgress, SyncReport
+from app.search.models import FILE_STATUSES, FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
 from app.services import services
 
@@ -86,10 +86,7 @@ def _print_report(report: SyncReport) -> None:
     for result in report.results:
         if result.status != "unchanged":
             click.echo(f"  {result.status:<8} {_describe(result)}")
-    counts = ", ".join(
-        f"{report.count(status)} {status}"
-        for status in ("added", "updated", "unchanged", "removed", "failed", "refused")
-    )
+    counts = ", ".join(f"{report.count(status)} {status}" for status in FILE_STATUSES)
     kind = "Rebuilt" if report.rebuild else "Synced"
     click.echo(f"{kind}: {counts}; {report.chunks} chunks in {report.seconds:.1f} s")
 

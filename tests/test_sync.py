@@ -336,6 +336,16 @@ def test_progress_is_reported_before_and_after_each_file(lib):
     ]
 
 
+def test_a_large_file_reports_its_chunks_as_they_are_written(lib, monkeypatch):
+    monkeypatch.setattr("app.search.index.WRITE_BATCH", 2)
+    lib.write("kitchen.txt", "Kitchen Basics", *[f"{ONIONS} Step {number}." for number in range(5)])
+    events: list[SyncProgress] = []
+    lib.indexer.sync(progress=events.append)
+    kitchen = [(e.done, e.chunks_done, e.chunks_total) for e in events if e.current_file == "kitchen.txt"]
+    # Before the file, each batch of two chunks as it lands (five lessons, five chunks), after the file.
+    assert kitchen == [(1, 0, 0), (1, 2, 5), (1, 4, 5), (1, 5, 5), (2, 0, 0)]
+
+
 def test_a_sync_that_dies_mid_course_leaves_the_old_version_and_the_next_sync_finishes(lib, monkeypatch):
     lib.indexer.sync()
     lib.write("kitchen.txt", "Kitchen Basics", SHALLOTS)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -181,8 +182,17 @@ class CourseIndex:
         """The dimension of the vectors the embedding model makes (loads the model)."""
         return len(self.embedder.embed_query("dimension"))
 
-    def upsert_course(self, course: Course, chunks: list[Chunk], generation: str = "") -> CourseRecord:
-        """Write a course's new version beside the old, flip the catalog to it, then retire the old chunks."""
+    def upsert_course(
+        self,
+        course: Course,
+        chunks: list[Chunk],
+        generation: str = "",
+        on_chunks: Callable[[int, int], None] | None = None,
+    ) -> CourseRecord:
+        """Write a course's new version beside the old, flip the catalog to it, then retire the old chunks.
+
+        `on_chunks(written, total)` hears of each batch written, for progress.
+        """
         digest = course.content_hash or hashlib.sha256(course.model_dump_json().encode()).hexdigest()
         version = self.version_for(digest, generation)
         course_id = course.id
@@ -199,6 +209,8 @@ class CourseIndex:
                 documents=[chunk.text for chunk in batch],
                 metadatas=[self._chunk_metadata(course, chunk, version) for chunk in batch],
             )
+            if on_chunks is not None:
+                on_chunks(start + len(batch), len(chunks))
         record = self._flip_catalog(course, version, len(chunks))
         # The new version is live; anything else of this course is now garbage, including chunks of this
         # same version that this write did not produce again.

@@ -26,6 +26,7 @@ from app.courses.parsing import SUPPORTED_EXTENSIONS
 from app.errors import AppError, NotFound, PayloadTooLarge, Unauthorized
 from app.extensions import limiter
 from app.search.jobs import SyncJobs
+from app.search.models import SyncJob
 from app.services import services, settings
 from app.web.errors import wants_json
 from app.web.htmx import is_htmx
@@ -178,8 +179,8 @@ def _page_context(**extra: Any) -> dict[str, Any]:
 
 def _course_errors() -> dict[str, str]:
     """The last finished sync's error per file, shown next to the course that kept its old version."""
-    last = jobs().last() or {}
-    return {result["file"]: result["error"] for result in last.get("results", []) if result.get("error")}
+    last = jobs().last()
+    return {result.file: result.error for result in last.results if result.error} if last else {}
 
 
 @bp.route("/<path:rest>", methods=["GET", "POST"])
@@ -228,12 +229,12 @@ def rebuild():
     return _started(jobs().start(rebuild=True))
 
 
-def _started(job: dict[str, Any]) -> Response | tuple[str, int]:
+def _started(job: SyncJob) -> Response | tuple[str, int]:
     """Answer a started (or already running) job: the progress fragment, or a redirect to the status page."""
     if is_htmx():
         return _progress_fragment(job)
     if wants_json():
-        return jsonify(job), 202
+        return jsonify(job.public()), 202
     return redirect(url_for("admin.sync_status"), 303)
 
 
@@ -244,16 +245,16 @@ def sync_status():
     if is_htmx():
         return _progress_fragment(job)
     if wants_json():
-        return jsonify(job or {"state": "idle"})
+        return jsonify(job.public() if job else {"state": "idle"})
     return render_template("admin/status.html", job=job, running=_is_running(job))
 
 
-def _is_running(job: dict[str, Any] | None) -> bool:
+def _is_running(job: SyncJob | None) -> bool:
     """True for a job that is still running."""
-    return bool(job and job.get("state") == "running")
+    return job is not None and job.running
 
 
-def _progress_fragment(job: dict[str, Any] | None) -> tuple[str, int]:
+def _progress_fragment(job: SyncJob | None) -> tuple[str, int]:
     """The progress fragment; once the job ended it also refreshes the course table out of band."""
     if _is_running(job):
         return render_template("_sync_progress.html", job=job), 200

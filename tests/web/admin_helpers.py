@@ -56,11 +56,11 @@ class Admin:
         return self.app.extensions["services"].jobs
 
     def wait_for_job(self) -> dict:
-        """Join this process's job thread, then return the job's final status."""
+        """Join this process's job thread, then return the job's final status as the JSON API shows it."""
         assert self.jobs.wait(JOB_TIMEOUT), "the sync job did not finish"
         status = self.jobs.status()
-        assert status is not None and status["state"] == "done", status
-        return status
+        assert status is not None and status.state == "done", status
+        return status.public()
 
 
 def search_texts(client: FlaskClient, query: str) -> list[str]:

@@ -60,7 +60,7 @@ def test_htmx_upload_starts_the_sync_before_answering(admin, docs_dir):
     status = admin.jobs.status()
     assert response.status_code == 200
     # The job was recorded before the answer left, so the first poll already sees it.
-    assert status is not None and status["state"] in ("running", "done")
+    assert status is not None and status.state in ("running", "done")
     # The fragment carries the polling progress bar of the job that is already recorded.
     assert 'id="sync-progress"' in html and 'hx-get="/admin/sync/status"' in html and "every 1s" in html
     assert "<progress" in html
