@@ -10,13 +10,12 @@ export ANONYMIZED_TELEMETRY := False
 
 .PHONY: install run serve test test-fast index bench lint chromium clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# torch first, pinned to the CPU wheel that pip finds on these machines, so no other package's
-	# requirement pulls a multi-gigabyte CUDA build (elsewhere, install a CPU build of torch 2.13.0 first)
-	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[dev]"
+	# constraints.txt pins this machine's CPU build of torch, so no requirement pulls a CUDA build;
+	# the package itself only needs some torch (through sentence-transformers).
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -49,6 +48,7 @@ bench: install
 lint: install
 	$(BIN)/ruff check app tests bench gunicorn.conf.py wsgi.py
 	$(BIN)/ruff format --check app tests bench gunicorn.conf.py wsgi.py
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache .ruff_cache

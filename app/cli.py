@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import ExitStack
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import click
 from flask import Flask
@@ -21,6 +21,9 @@ from app.errors import AppError, BadRequest, NotFound, SyncBusy
 from app.search.models import FILE_STATUSES, FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
 from app.services import services
+
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar  # the type click.progressbar returns
 
 # A terminal shows one passage per hit, so it has room for more of it than a source under an answer.
 SNIPPET_CHARS = 240
@@ -44,7 +47,7 @@ class _ProgressBar:
 
     def __init__(self, stack: ExitStack):
         self._stack = stack
-        self._bar = None
+        self._bar: ProgressBar[str | None] | None = None
 
     def __call__(self, event: SyncProgress) -> None:
         """Advance the bar to `event.done` and show the file being worked on."""

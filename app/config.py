@@ -183,7 +183,7 @@ def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
     """Read settings from the environment, apply overrides, fail in one line naming the variable."""
     overrides = {key.lower(): value for key, value in (overrides or {}).items()}
     try:
-        return Settings(_env_file=env_file(), **overrides)
+        return Settings(_env_file=env_file(), **overrides)  # type: ignore[call-arg]  # pydantic-settings' init kwarg
     except ValidationError as exc:
         error = exc.errors()[0]
         name = str(error["loc"][0]).upper() if error["loc"] else "configuration"

@@ -137,7 +137,7 @@ class SyncJob(BaseModel):
     @property
     def summary(self) -> dict[str, int]:
         """Files per status, plus the chunks written."""
-        counts = {status: 0 for status in FILE_STATUSES}
+        counts: dict[str, int] = dict.fromkeys(FILE_STATUSES, 0)
         for result in self.results:
             counts[result.status] += 1
         counts["chunks"] = sum(result.chunks for result in self.results if result.status in WRITTEN)

@@ -18,7 +18,7 @@ from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, 
 from app.errors import AppError, SyncBusy
 from app.files import locked
 from app.search.index import CourseIndex
-from app.search.models import CourseRecord, FileResult, SyncProgress, SyncReport
+from app.search.models import CourseRecord, FileResult, FileStatus, SyncProgress, SyncReport
 
 Progress = Callable[[SyncProgress], None]
 LOCK_NAME = "sync.lock"
@@ -210,7 +210,7 @@ class Indexer:
         chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
         self.index.upsert_course(course, chunks, generation=run.generation or "", on_chunks=run.on_chunks)
         run.claimed[course.id] = name
-        status = "updated" if course.id in run.catalog else "added"
+        status: FileStatus = "updated" if course.id in run.catalog else "added"
         return FileResult(file=name, status=status, course_title=course.title, chunks=len(chunks))
 
     def _remove(self, record: CourseRecord, name: str) -> FileResult:
