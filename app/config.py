@@ -14,6 +14,8 @@ from limits.storage import SCHEMES as LIMIT_STORAGE_SCHEMES
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.rules import MAX_PASSAGES
+
 # A current Claude Sonnet id; older ids draw deprecation warnings from the SDK.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 # Names another dotenv file to read instead of `.env`; set but empty, no dotenv file is read (tests do this).
@@ -49,7 +51,7 @@ class Settings(BaseSettings):
     embedding_model: str | None = None
     chunk_size: int = Field(800, ge=100, le=10_000)
     chunk_overlap: int = Field(100, ge=0)
-    max_results: int = Field(5, ge=1, le=50)
+    max_results: int = Field(5, ge=1, le=MAX_PASSAGES)
     max_history: int = Field(2, ge=0, le=20)
     max_tool_rounds: int = Field(2, ge=1, le=10)
     admin_password: str | None = None

@@ -7,11 +7,11 @@ from typing import Any
 
 from app.assistant.models import Source
 from app.errors import BadRequest, NotFound
+from app.rules import snippet
 from app.search.models import Outline, Passage
 
 SEARCH_TOOL = "search_course_content"
 OUTLINE_TOOL = "get_course_outline"
-SNIPPET_CHARS = 200
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
     {
@@ -95,15 +95,6 @@ class SourceCollector:
 def lesson_label(course_title: str, lesson_number: int, lesson_title: str) -> str:
     """`Course – Lesson n: title` (en dash), the way sources and passages are headed."""
     return f"{course_title} – Lesson {lesson_number}: {lesson_title}"
-
-
-def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """The start of a passage, cut at a word boundary."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:.") + "…"
 
 
 def passage_source(passage: Passage) -> Source:

@@ -10,6 +10,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from app.assistant.models import Exchange, Source
 from app.errors import AppError, BadRequest, ServiceUnavailable
 from app.extensions import ask_limit, csrf
+from app.rules import MAX_PASSAGES, checked_question, recent
 from app.search.serialize import results_json
 from app.services import services, settings
 from app.web.history import decode_exchanges, encode_exchanges
@@ -18,7 +19,6 @@ bp = Blueprint("api", __name__)
 csrf.exempt(bp)
 
 SESSION_SALT = "api-session"
-MAX_K = 50
 
 
 @bp.post("/api/query")
@@ -30,8 +30,7 @@ def query():
     history = _load_session(body.get("session_id"))
     answer = services().assistant.answer(question, history)  # the assistant keeps the last MAX_HISTORY
     exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
-    max_history = settings().max_history
-    history = [*history, exchange][-max_history:] if max_history else []
+    history = recent([*history, exchange], settings().max_history)
     return jsonify(
         answer=answer.markdown,
         sources=[short_label(source) for source in answer.sources],
@@ -74,7 +73,7 @@ def search():
     text = _required_text(request.args.get("q"), "q")
     course = request.args.get("course", "").strip() or None
     lesson = _int_arg("lesson", minimum=0)
-    k = _int_arg("k", minimum=1, maximum=MAX_K)
+    k = _int_arg("k", minimum=1, maximum=MAX_PASSAGES)
     passages = services().index.search(text, course=course, lesson=lesson, k=k)
     return jsonify(results_json(passages))
 
@@ -148,10 +147,7 @@ def _required_text(value: Any, name: str) -> str:
     """A non-empty string of at most MAX_QUESTION_CHARS characters, or a 400 naming the field."""
     if not isinstance(value, str) or not value.strip():
         raise BadRequest(f"Missing {name}.", detail=f"'{name}' must be a non-empty string.")
-    limit = settings().max_question_chars
-    if len(value.strip()) > limit:
-        raise BadRequest(f"{name} is too long.", detail=f"'{name}' can be up to {limit} characters.")
-    return value.strip()
+    return checked_question(value, settings().max_question_chars)
 
 
 def _int_arg(name: str, minimum: int, maximum: int | None = None) -> int | None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
 from app.assistant.models import Exchange
-from app.assistant.service import question_problem
 from app.errors import AppError, BadRequest
 from app.extensions import ask_limit
+from app.rules import question_problem
 from app.search.models import CourseRecord
 from app.services import services, settings
 from app.web.history import History, clear_history, load_history, save_history

@@ -10,14 +10,12 @@ from pydantic import TypeAdapter, ValidationError
 from werkzeug.http import dump_cookie
 
 from app.assistant.models import Exchange, Source
-from app.assistant.tools import snippet
+from app.rules import STORED_SNIPPET_CHARS, recent, snippet
 
 SESSION_KEY = "chat"
 FORMAT_VERSION = 1
 # Browsers drop cookies over 4,096 bytes; stay clearly below, measured on the whole Set-Cookie value.
 COOKIE_BUDGET = 4000
-# Shorter than a fresh answer's snippets: every stored character counts against the cookie budget.
-SNIPPET_CHARS = 160
 # Below this, shortening an answer or a question further is pointless: the exchange goes instead.
 MIN_TEXT_CHARS = 120
 ELLIPSIS = " …"
@@ -38,7 +36,7 @@ class History:
 
     def for_model(self, max_history: int) -> list[Exchange]:
         """The last `max_history` exchanges, sent to the model as turns."""
-        return self.exchanges[-max_history:] if max_history > 0 else []
+        return recent(self.exchanges, max_history)
 
     def add(self, exchange: Exchange, max_history: int) -> History:
         """A new history with `exchange` appended and only the last `max_history` kept."""
@@ -63,7 +61,7 @@ def encode_exchanges(exchanges: list[Exchange]) -> list[list[Any]]:
                     s.lesson_title,
                     s.course_link,
                     s.lesson_link,
-                    snippet(s.snippet, SNIPPET_CHARS),
+                    snippet(s.snippet, STORED_SNIPPET_CHARS),
                 ]
                 for s in exchange.sources
             ],
