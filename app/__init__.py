@@ -50,13 +50,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 def _register_blueprints(app: Flask) -> None:
     """Attach the chat, API and admin blueprints, the error handler and security headers."""
-    from app.web import admin, api, chat, errors, security
+    from app.web import admin, api, chat, errors, observability, security
 
     app.register_blueprint(chat.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(admin.bp)
     errors.register(app)
     security.register(app)
+    observability.register(app)
 
 
 __all__ = ["create_app", "Settings"]

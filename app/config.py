@@ -62,6 +62,7 @@ class Settings(BaseSettings):
     ratelimit_login: str = "5 per minute"
     ratelimit_storage_uri: str = "memory://"
     ratelimit_enabled: bool = True
+    metrics_enabled: bool = False
     session_cookie_secure: bool = False
     trusted_proxies: int = Field(0, ge=0, le=10)
 

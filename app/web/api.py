@@ -14,6 +14,7 @@ from app.rules import MAX_PASSAGES, checked_question, recent
 from app.search.serialize import results_json
 from app.services import services, settings
 from app.web.history import decode_exchanges, encode_exchanges
+from app.web.observability import record_answer
 
 bp = Blueprint("api", __name__)
 csrf.exempt(bp)
@@ -29,6 +30,7 @@ def query():
     question = _required_text(body.get("query"), "query")
     history = _load_session(body.get("session_id"))
     answer = services().assistant.answer(question, history)  # the assistant keeps the last MAX_HISTORY
+    record_answer(answer)
     exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
     history = recent([*history, exchange], settings().max_history)
     return jsonify(

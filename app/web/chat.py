@@ -13,6 +13,7 @@ from app.services import services, settings
 from app.web.history import History, clear_history, load_history, save_history
 from app.web.htmx import is_htmx
 from app.web.markdown import render_markdown, safe_url
+from app.web.observability import record_answer
 from app.web.redirects import safe_local_path
 
 bp = Blueprint("chat", __name__)
@@ -63,6 +64,7 @@ def ask():
     history = load_history()
     # Errors (model down, index down) go to the one error handler, which offers to ask again.
     answer = services().assistant.answer(question, history.for_model(config.max_history))
+    record_answer(answer)
     exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
     stored = save_history(history.add(exchange, config.max_history))
     if not is_htmx():
