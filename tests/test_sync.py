@@ -233,11 +233,11 @@ def test_a_rebuild_killed_half_way_leaves_every_course_searchable_and_the_next_s
     real_upsert = lib.index.upsert_course
     written: list[str] = []
 
-    def killed_after_one(course, chunks, generation=""):
+    def killed_after_one(course, chunks, generation="", on_chunks=None):
         if written:
             raise KeyboardInterrupt("killed after the first course of the rebuild")
         written.append(course.title)
-        return real_upsert(course, chunks, generation=generation)
+        return real_upsert(course, chunks, generation=generation, on_chunks=on_chunks)
 
     with monkeypatch.context() as patch:
         patch.setattr(lib.index, "upsert_course", killed_after_one)

@@ -183,6 +183,17 @@ def test_removing_a_course_moves_its_file_to_the_trash_and_restore_brings_it_bac
     assert "Vector Databases from Scratch" in course_titles(admin.client)
 
 
+def test_restoring_into_a_docs_folder_that_is_gone_creates_the_folder(admin, docs_dir, tmp_path):
+    assert admin.post("/admin/courses/vector-databases-from-scratch/delete").status_code == 303
+    (trashed,) = (tmp_path / "instance" / "trash").iterdir()
+    docs_dir.rename(tmp_path / "docs-moved-away")  # an operator moved or deleted DOCS_DIR meanwhile
+    restored = admin.post(f"/admin/trash/{trashed.name}/restore")
+    assert restored.status_code == 303
+    assert docs_dir.is_dir() and (docs_dir / "vector_databases.txt").is_file()
+    admin.wait_for_job()
+    assert course_titles(admin.client) == ["Vector Databases from Scratch"]
+
+
 def test_removing_an_unknown_course_is_404(admin):
     assert admin.post("/admin/courses/no-such-course/delete").status_code == 404
 
