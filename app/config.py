@@ -140,14 +140,14 @@ class Settings(BaseSettings):
             return self.secret_key
         key_file = self.instance_path / "secret_key"
         try:
-            return _shared_key(key_file)
+            return shared_token(key_file)
         except OSError as exc:  # a read-only or full disk at first start: one line, not a traceback
             raise ConfigError(
                 f"Invalid setting INSTANCE_PATH: cannot write {key_file}: {exc.strerror}"
             ) from None
 
 
-def _shared_key(key_file: Path) -> str:
+def shared_token(key_file: Path) -> str:
     """The key in `key_file`, created by exactly one of any processes racing to create it."""
     key = _read_key(key_file)
     if key is None:

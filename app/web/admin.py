@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -28,6 +26,7 @@ from app.extensions import limiter
 from app.search.jobs import SyncJobs
 from app.search.models import SyncJob
 from app.services import services, settings
+from app.web.admin_session import sign_in, sign_out, signed_in
 from app.web.errors import wants_json
 from app.web.htmx import is_htmx
 from app.web.redirects import safe_local_path
@@ -35,7 +34,6 @@ from app.web.uploads import megabytes, save_uploads
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
-SESSION_KEY = "admin_until"
 PUBLIC_ENDPOINTS = {"admin.login", "admin.logout"}
 # htmx stops polling when a poll answers with this status.
 STOP_POLLING = 286
@@ -89,18 +87,12 @@ def _too_large(error: RequestEntityTooLarge):
     )
 
 
-def signed_in() -> bool:
-    """True when the session carries an unexpired admin flag."""
-    until = session.get(SESSION_KEY)
-    return isinstance(until, int | float) and until > time.time()
-
-
 @bp.before_request
 def _require_login() -> Response | None:
     """Send anyone not signed in to the login page (401 for JSON and htmx requests)."""
     if request.endpoint in PUBLIC_ENDPOINTS or signed_in():
         return None
-    session.pop(SESSION_KEY, None)
+    sign_out(everywhere=False)
     login = url_for("admin.login", next=_next_target())
     if is_htmx():
         response = make_response("Sign in to continue.", 401)
@@ -140,15 +132,14 @@ def login():
     expected = settings().admin_password or ""
     if not hmac.compare_digest(password.encode("utf-8"), expected.encode("utf-8")):
         return render_template("admin/login.html", next=target, error="Wrong password."), 401
-    session[SESSION_KEY] = time.time() + settings().admin_session_hours * 3600
-    session.permanent = True
+    sign_in()
     return redirect(target, 303)
 
 
 @bp.post("/logout")
 def logout():
-    """Drop the admin flag and go back to the sign-in page."""
-    session.pop(SESSION_KEY, None)
+    """Sign out here and end every other admin session (a copied cookie too), then show the sign-in page."""
+    sign_out()
     return redirect(url_for("admin.login"), 303)
 
 

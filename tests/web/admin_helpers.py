@@ -32,9 +32,12 @@ class Admin:
         self._token: str | None = None
 
     def login(self, password: str = PASSWORD):
-        """Sign in through the login form; return the response."""
+        """Sign in through the login form, keep the CSRF token that signing in issues; return the response."""
         self._token = csrf_token(self.client)
-        return self.client.post("/admin/login", data={"password": password, "csrf_token": self._token})
+        response = self.client.post("/admin/login", data={"password": password, "csrf_token": self._token})
+        if response.status_code == 303:
+            self._token = csrf_token(self.client, "/admin")
+        return response
 
     def post(
         self, url: str, data: dict | None = None, htmx: bool = False, headers: dict | None = None, **kwargs
