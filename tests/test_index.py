@@ -339,3 +339,18 @@ def test_a_course_search_ranks_exactly_as_the_store_does(library_index, query):
         assert [passage.score for passage in searched] == pytest.approx(
             [1 - d for _, _, d in stored], abs=1e-3
         )
+
+
+def test_resolved_names_are_remembered_until_the_catalog_changes(index):
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}, "kitchen.txt"))
+    calls: list[int] = []
+
+    def count(entries):
+        calls.append(len(entries))
+        return len(entries)
+
+    assert index.catalog.memo("courses", count) == index.catalog.memo("courses", count) == 1
+    assert calls == [1]
+    index_course(index, course_file("Garden Basics", {1: "Tomatoes need sun."}, "garden.txt"))
+    assert index.catalog.memo("courses", count) == 2 and calls == [1, 2]
+    assert index.resolve_course("garden").title == "Garden Basics"

@@ -334,7 +334,10 @@ class CourseIndex:
 
     def resolve_course(self, name: str) -> CourseRecord:
         """The one course a name means (title, id, acronym, words, then meaning), or CourseNotFound."""
-        return self._resolve(name, self.courses())
+        # The same names come again and again (the sidebar's titles, a conversation's course).
+        return self.catalog.memo(
+            ("course", name), lambda entries: self._resolve(name, [entry.record for entry in entries])
+        )
 
     def _resolve(self, name: str, records: list[CourseRecord]) -> CourseRecord:
         """Resolve a course name against catalog records; ambiguity and no match both raise CourseNotFound.
@@ -510,7 +513,7 @@ class CourseIndex:
         scope = self.catalog.entries()
         record: CourseRecord | None = None
         if course is not None:
-            record = self._resolve(course, [entry.record for entry in scope])
+            record = self.resolve_course(course)
             scope = [entry for entry in scope if entry.record.id == record.id]
         if lesson is not None:
             scope = [entry for entry in scope if lesson in {info.number for info in entry.record.lessons}]

@@ -10,6 +10,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from app.assistant.models import Exchange, Source
 from app.errors import AppError, BadRequest, ServiceUnavailable
 from app.extensions import ask_limit, csrf
+from app.links import safe_url
 from app.rules import MAX_PASSAGES, checked_question, recent
 from app.search.serialize import results_json
 from app.services import services, settings
@@ -20,6 +21,8 @@ bp = Blueprint("api", __name__)
 csrf.exempt(bp)
 
 SESSION_SALT = "api-session"
+# MAX_HISTORY (at most 20) exchanges of long answers, compressed, stay far below this.
+MAX_SESSION_TOKEN_CHARS = 64_000
 
 
 @bp.post("/api/query")
@@ -42,7 +45,7 @@ def query():
                 "course": source.course_title,
                 "lesson": source.lesson_number,
                 "lesson_title": source.lesson_title,
-                "link": source.link,
+                "link": safe_url(source.link),
             }
             for source in answer.sources
         ],
@@ -60,9 +63,11 @@ def courses():
         courses=[
             {
                 "title": record.title,
-                "link": record.link,
+                "link": safe_url(record.link),
                 "instructor": record.instructor,
-                "lessons": [lesson.model_dump() for lesson in record.lessons],
+                "lessons": [
+                    {**lesson.model_dump(), "link": safe_url(lesson.link)} for lesson in record.lessons
+                ],
             }
             for record in records
         ],
@@ -120,10 +125,12 @@ def _load_session(token: Any) -> list[Exchange]:
         return []
     if not isinstance(token, str):
         raise BadRequest("Invalid session_id.", detail="session_id must be a string returned by this API.")
+    if len(token) > MAX_SESSION_TOKEN_CHARS:  # before checking the signature: never unpack a huge token
+        raise BadRequest("Invalid session_id.", detail="The session_id is longer than any this API issues.")
     try:
-        lifetime = current_app.permanent_session_lifetime.total_seconds()
+        lifetime = int(current_app.permanent_session_lifetime.total_seconds())
         history = _serializer().loads(token, max_age=lifetime)
-        return decode_exchanges(history)
+        return recent(decode_exchanges(history), settings().max_history)
     except SignatureExpired as exc:
         raise BadRequest(
             "Expired session_id.", detail="Start a new conversation without a session_id."
@@ -136,7 +143,10 @@ def _load_session(token: Any) -> list[Exchange]:
 
 def _json_object() -> dict[str, Any]:
     """The request body as a JSON object, or a 400."""
-    body = request.get_json(silent=True)
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # silent=True covers malformed JSON, not JSON nested past Python's stack
+        raise BadRequest("The JSON body is nested too deeply.") from None
     if not isinstance(body, dict):
         raise BadRequest(
             "Expected a JSON object.",
