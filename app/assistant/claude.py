@@ -126,16 +126,18 @@ class ClaudeAnswerer:
 
     def _create(self, messages: list[dict[str, Any]], usage: Counter[str], tool_choice: dict | None = None):
         """One Messages API call; SDK errors (after its retries) become ModelUnavailable."""
-        extra = {"tool_choice": tool_choice} if tool_choice else {}
+        # Plain dicts, as the API documents them; the SDK's TypedDicts would add nothing but casts.
+        params: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": MAX_TOKENS,
+            "system": self.system,
+            "tools": self.tools,
+            "messages": messages,
+        }
+        if tool_choice:
+            params["tool_choice"] = tool_choice
         try:
-            response = self.client.messages.create(
-                model=self.model,
-                max_tokens=MAX_TOKENS,
-                system=self.system,
-                tools=self.tools,
-                messages=messages,
-                **extra,
-            )
+            response = self.client.messages.create(**params)
         except anthropic.APIError as exc:
             # The error handler (web) or the CLI reports it once; this is for debugging the loop.
             log.info("Anthropic call failed: %s", exc)

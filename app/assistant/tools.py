@@ -144,11 +144,17 @@ def format_outline(outline: Outline) -> str:
     return "\n".join(lines)
 
 
-def _text(value: Any, name: str, required: bool) -> str | None:
-    """A string argument, stripped; None when optional and absent or blank."""
+def _required_text(value: Any, name: str) -> str:
+    """A required string argument, stripped."""
+    text = _text(value, name)
+    if text is None:
+        raise BadRequest(f"Missing required argument '{name}'.")
+    return text
+
+
+def _text(value: Any, name: str) -> str | None:
+    """An optional string argument, stripped; None when absent or blank."""
     if value is None or (isinstance(value, str) and not value.strip()):
-        if required:
-            raise BadRequest(f"Missing required argument '{name}'.")
         return None
     if not isinstance(value, str):
         raise BadRequest(f"Argument '{name}' must be a string.")
@@ -186,12 +192,12 @@ class ToolBox:
         try:
             if name == SEARCH_TOOL:
                 return self.search(
-                    _text(arguments.get("query"), "query", required=True),
-                    _text(arguments.get("course_name"), "course_name", required=False),
+                    _required_text(arguments.get("query"), "query"),
+                    _text(arguments.get("course_name"), "course_name"),
                     _lesson(arguments.get("lesson_number")),
                 )
             if name == OUTLINE_TOOL:
-                return self.outline(_text(arguments.get("course_name"), "course_name", required=True))
+                return self.outline(_required_text(arguments.get("course_name"), "course_name"))
         except (BadRequest, NotFound) as exc:
             # The model reads the message (e.g. the list of courses) and can try again.
             return ToolResult(exc.message, is_error=True)

@@ -8,7 +8,6 @@ from typing import Any
 
 from flask import (
     Blueprint,
-    Response,
     current_app,
     flash,
     jsonify,
@@ -18,6 +17,7 @@ from flask import (
     request,
     url_for,
 )
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from app.courses.parsing import SUPPORTED_EXTENSIONS
@@ -88,7 +88,7 @@ def _too_large(error: RequestEntityTooLarge):
 
 
 @bp.before_request
-def _require_login() -> Response | None:
+def _require_login() -> ResponseReturnValue | None:
     """Send anyone not signed in to the login page (401 for JSON and htmx requests)."""
     if request.endpoint in PUBLIC_ENDPOINTS or signed_in():
         return None
@@ -220,7 +220,7 @@ def rebuild():
     return _started(jobs().start(rebuild=True))
 
 
-def _started(job: SyncJob) -> Response | tuple[str, int]:
+def _started(job: SyncJob) -> ResponseReturnValue:
     """Answer a started (or already running) job: the progress fragment, or a redirect to the status page."""
     if is_htmx():
         return _progress_fragment(job)

@@ -116,7 +116,7 @@ def short_label(source: Source) -> str:
 
 def _serializer() -> URLSafeTimedSerializer:
     """Signs and checks the session_id tokens (timestamped, so they expire like the session cookie)."""
-    return URLSafeTimedSerializer(current_app.secret_key, salt=SESSION_SALT)
+    return URLSafeTimedSerializer(str(current_app.config["SECRET_KEY"]), salt=SESSION_SALT)
 
 
 def _load_session(token: Any) -> list[Exchange]:

@@ -24,7 +24,7 @@ ELLIPSIS = " …"
 _StoredSource = tuple[str, str, int | None, str | None, str | None, str | None, str]
 _StoredExchange = tuple[str, str, list[_StoredSource]]
 _exchanges_adapter = TypeAdapter(list[_StoredExchange])
-_session_adapter = TypeAdapter(tuple[Literal[FORMAT_VERSION], list[_StoredExchange], bool])
+_session_adapter = TypeAdapter(tuple[Literal[1], list[_StoredExchange], bool])  # 1 is FORMAT_VERSION
 
 
 @dataclass
@@ -169,7 +169,7 @@ def _shorten(text: str) -> str:
 
 def cookie_size() -> int:
     """The byte length of the Set-Cookie value the current session would produce."""
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # the proxy's real app
     interface = app.session_interface
     value = interface.get_signing_serializer(app).dumps(dict(session))
     header = dump_cookie(
