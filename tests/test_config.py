@@ -204,3 +204,9 @@ def test_the_readme_settings_table_lists_exactly_the_validated_settings():
     documented = {name for row in table for name in row if name}
     served_by_gunicorn = {"PORT", "BIND", "WEB_CONCURRENCY"}
     assert documented - served_by_gunicorn == {name.upper() for name in Settings.model_fields}
+
+
+def test_env_example_lists_every_setting():
+    example = (Path(__file__).parents[1] / ".env.example").read_text()
+    listed = set(re.findall(r"^# ([A-Z_]+)=", example, flags=re.MULTILINE))
+    assert {name.upper() for name in Settings.model_fields} <= listed
