@@ -16,6 +16,8 @@ $(STAMP): pyproject.toml constraints.txt
 	# constraints.txt pins this machine's CPU build of torch, so no requirement pulls a CUDA build;
 	# the package itself only needs some torch (through sentence-transformers).
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
+	# The one-time ONNX export of the embedding model, so serving processes never import torch.
+	$(BIN)/python -m app.search.onnx_export
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     chroma_host: str | None = None
     chroma_port: int = Field(8000, ge=1, le=65535)
     embedding_model: str | None = None
+    embedding_cache_dir: Path | None = None
     chunk_size: int = Field(800, ge=100, le=10_000)
     chunk_overlap: int = Field(100, ge=0)
     max_results: int = Field(5, ge=1, le=MAX_PASSAGES)

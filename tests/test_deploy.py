@@ -51,6 +51,7 @@ SEARCH_LINE = re.compile(r"^<(\d+)> 200 GET /api/search\?(\S*)$", re.MULTILINE)
 BOOTED = re.compile(r"Booting worker with pid: (\d+)")
 EMBEDDED_WARNING = "workers on the embedded ChromaDB folder"
 TORCH_LIBRARY = "libtorch"
+ONNX_LIBRARY = "onnxruntime"
 
 
 def app_env(tmp: Path, docs: Path, **extra: str) -> dict[str, str]:
@@ -198,8 +199,8 @@ def test_every_worker_loads_the_model_before_it_takes_traffic(deployment):
     _, _, server = deployment
     assert not server.searches()
     for worker in server.worker_pids():
-        assert TORCH_LIBRARY in maps(worker), f"worker {worker} was not warmed up by post_worker_init"
-    assert TORCH_LIBRARY not in maps(server.pid), "the gunicorn master loaded the model"
+        assert ONNX_LIBRARY in maps(worker), f"worker {worker} was not warmed up by post_worker_init"
+    assert ONNX_LIBRARY not in maps(server.pid), "the gunicorn master loaded the model"
 
 
 def test_every_worker_sees_a_sync_made_by_another_process(deployment):
@@ -243,15 +244,16 @@ def test_every_worker_sees_a_sync_made_by_another_process(deployment):
 
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads Linux /proc/<pid>/maps")
-def test_the_master_never_loads_the_model_but_a_worker_that_searched_does(deployment):
+def test_a_worker_that_searched_runs_the_model_without_torch_and_the_master_loads_neither(deployment):
     _, _, server = deployment
     search(server, attempt=1000)
     server.wait_until(lambda: tag(1000) in server.searches(), "the search in the access log", seconds=10)
     worker = server.searches()[tag(1000)]
 
     assert parent_pid(worker) == server.pid
-    assert TORCH_LIBRARY in maps(worker), "the worker that searched embedded the query with torch"
-    assert TORCH_LIBRARY not in maps(server.pid), "the gunicorn master loaded torch"
+    assert ONNX_LIBRARY in maps(worker), "the worker that searched embedded the query with onnxruntime"
+    assert TORCH_LIBRARY not in maps(worker), "a serving worker loaded torch"
+    assert not {ONNX_LIBRARY, TORCH_LIBRARY} & set(re.findall(r"onnxruntime|libtorch", maps(server.pid)))
 
 
 def test_several_workers_on_the_embedded_folder_warn_at_start(tmp_path):

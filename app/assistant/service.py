@@ -24,7 +24,8 @@ class Assistant:
         if self.mode == "claude":
             self._answerer = ClaudeAnswerer(settings, self.toolbox)
         else:
-            self._answerer = ExtractiveAnswerer(self.toolbox, get_embedder(settings.embedding_model))
+            embedder = get_embedder(settings.embedding_model, settings.embedding_cache_dir)
+            self._answerer = ExtractiveAnswerer(self.toolbox, embedder)
 
     @property
     def model(self) -> str | None:

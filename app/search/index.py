@@ -103,7 +103,7 @@ class CourseIndex:
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None):
         self.settings = settings
-        self.embedder = embedder or get_embedder(settings.embedding_model)
+        self.embedder = embedder or get_embedder(settings.embedding_model, settings.embedding_cache_dir)
         self.store = ChromaStore(settings)
         self.catalog = CatalogCache(self._read_catalog, self.store.change_stamp)
         self.course_vectors = CourseVectors(self._load_course_chunks)
