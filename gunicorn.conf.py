@@ -48,8 +48,12 @@ def on_starting(server) -> None:
 
 
 def post_worker_init(worker) -> None:
-    """Warm each worker (load the model, run one search) before it takes traffic; the master never does."""
-    worker.wsgi.extensions["services"].warm_up()
+    """Warm each worker before it takes traffic (the master never does): the model, the index, one request."""
+    app = worker.wsgi
+    app.extensions["services"].warm_up()
+    # One request through the whole stack, so the first visitor does not pay for its first-use costs either.
+    with app.test_client() as client:
+        client.get("/api/search", query_string={"q": "warm up", "k": 1})
 
 
 def child_exit(server, worker) -> None:
