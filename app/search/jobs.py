@@ -28,6 +28,8 @@ LOCK_FILE = "sync_job.lock"
 START_LOCK_FILE = "sync_job.start.lock"
 # Written when files change while a job runs; the job then makes another pass so they are not missed.
 RERUN_FILE = "sync_job.rerun"
+# How much lower than the request threads a background sync runs (Unix niceness: 0 to 19).
+SYNC_NICENESS = 10
 
 
 def _now() -> str:
@@ -46,6 +48,13 @@ def read_job(path: Path) -> SyncJob | None:
         return SyncJob.model_validate_json(path.read_bytes())
     except (OSError, ValidationError):
         return None
+
+
+def yield_to_requests() -> None:
+    """Lower this thread's CPU priority: in a web worker, a chat search should not wait behind embedding."""
+    # Linux schedules threads one by one, so this niceness is the sync thread's alone; elsewhere, no-op.
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SYNC_NICENESS)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -112,6 +121,7 @@ class SyncJobs:
 
     def _run(self, job: SyncJob, lock: contextlib.ExitStack) -> None:
         """Run sync passes until no file changed during the last one, then record the outcome."""
+        yield_to_requests()
         try:
             self._run_passes(job)
             job.state = "done"
