@@ -35,6 +35,16 @@ def tool_results(request: dict) -> list[dict]:
     return [block for block in last["content"] if block["type"] == "tool_result"]
 
 
+def result_text(result: dict) -> str:
+    """A tool_result's text as the model reads it: plain text, or search results as title + sentences."""
+    if isinstance(result["content"], str):
+        return result["content"]
+    return "\n\n".join(
+        block["title"] + "\n" + " ".join(text["text"] for text in block["content"])
+        for block in result["content"]
+    )
+
+
 def test_direct_answer_sends_question_system_and_tools_once(assistant, fake_claude):
     fake_claude.enqueue_text("Hello! Ask me about the courses.")
 
@@ -94,8 +104,12 @@ def test_one_round_sends_the_passages_back_and_cites_them(assistant, fake_claude
     ]
     [result] = tool_results(second)
     assert result["tool_use_id"] == "tu_1" and result["is_error"] is False
-    assert result["content"].startswith(f"[{RAG} – Lesson 2: Chunking Documents]")
-    assert "sentence-aware chunking" in result["content"]
+    first_result = result["content"][0]
+    assert first_result["type"] == "search_result" and first_result["citations"] == {"enabled": True}
+    assert first_result["title"] == f"{RAG} – Lesson 2: Chunking Documents"
+    assert first_result["source"] == "https://example.com/courses/rag/lesson-2"
+    assert all(block["type"] == "text" for block in first_result["content"])
+    assert "sentence-aware chunking" in result_text(result)
     assert "tool_choice" not in second and second["tools"] == first["tools"]
 
 
@@ -112,8 +126,8 @@ def test_two_sequential_rounds(make_app, fake_claude):
     assert [(s.course_title, s.lesson_number) for s in answer.sources] == [(VECTOR, None), (VECTOR, 2)]
     assert len(fake_claude.requests) == 3
     assert all("tool_choice" not in request for request in fake_claude.requests)
-    assert "Lesson 2: HNSW Graphs" in tool_results(fake_claude.requests[1])[0]["content"]
-    assert "hierarchical navigable small world" in tool_results(fake_claude.requests[2])[0]["content"]
+    assert "Lesson 2: HNSW Graphs" in result_text(tool_results(fake_claude.requests[1])[0])
+    assert "hierarchical navigable small world" in result_text(tool_results(fake_claude.requests[2])[0])
     assert [m["role"] for m in fake_claude.requests[2]["messages"]] == ["user", "assistant"] * 2 + ["user"]
 
 
@@ -137,8 +151,8 @@ def test_parallel_tool_calls_in_one_turn_get_one_result_message(assistant, fake_
     results = tool_results(second)
     assert [r["tool_use_id"] for r in results] == ["tu_a", "tu_b", "tu_c"]
     assert len(second["messages"][-1]["content"]) == 3
-    assert "cosine similarity" in results[0]["content"]
-    assert "fixture scope" in results[1]["content"]
+    assert "cosine similarity" in result_text(results[0])
+    assert "fixture scope" in result_text(results[1])
     assert results[2]["content"].startswith(f"Course: {VECTOR}")
     courses = [source.course_title for source in answer.sources]
     assert courses.index(RAG) < courses.index(PYTEST) < courses.index(VECTOR)
