@@ -129,19 +129,9 @@ class FakeClaude:
 
     @staticmethod
     def citation(
-        request: dict[str, Any], index: int, start: int = 0, end: int | None = None
+        result: dict[str, Any], index: int, start: int = 0, end: int | None = None
     ) -> dict[str, Any]:
-        """A search_result_location citation of the `index`-th search result sent in `request`."""
-        results = [
-            item
-            for message in request["messages"]
-            if isinstance(message["content"], list)
-            for block in message["content"]
-            if block.get("type") == "tool_result" and isinstance(block.get("content"), list)
-            for item in block["content"]
-            if item.get("type") == "search_result"
-        ]
-        result = results[index]
+        """A search_result_location citation of `result`, the `index`-th search_result block sent."""
         end = start + 1 if end is None else end
         return {
             "type": "search_result_location",

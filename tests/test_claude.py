@@ -6,9 +6,10 @@ import socket
 
 import pytest
 
+from app.assistant.citations import search_result_block, strip_markers
 from app.assistant.claude import EMPTY_ANSWER
-from app.assistant.models import Exchange
-from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL
+from app.assistant.models import Exchange, StatusEvent, TextEvent
+from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, snippet
 from app.errors import ModelUnavailable
 
 RAG = "Retrieval-Augmented Generation in Practice"
@@ -341,3 +342,133 @@ def test_an_unreachable_api_becomes_model_unavailable(make_app):
         assistant_of(app).answer("What is RAG?", [])
 
     assert caught.value.message == "The assistant could not be reached. Please try again later."
+
+
+# -- claim-level citations and streaming ---------------------------------------------------------------------
+
+
+def search_results(assistant, query: str, course: str, lesson: int | None = None) -> list[dict]:
+    """The search_result blocks the loop will send for this search (the index is deterministic)."""
+    return [search_result_block(p) for p in assistant.toolbox.search(query, course, lesson).passages]
+
+
+def test_cited_claims_get_numbered_markers_and_their_cited_text_as_snippet(assistant, fake_claude):
+    fake_claude.enqueue_tool_uses(
+        [
+            (SEARCH_TOOL, {"query": "sentence-aware chunking", "course_name": "RAG", "lesson_number": 2}),
+            (SEARCH_TOOL, {"query": "fixture scope", "course_name": "pytest", "lesson_number": 2}),
+        ]
+    )
+    rag = search_results(assistant, "sentence-aware chunking", "RAG", 2)
+    pytest_ = search_results(assistant, "fixture scope", "pytest", 2)
+    fixture_index = len(rag)
+    fake_claude.enqueue_cited(
+        "In short: ",
+        ("chunks keep whole sentences.", [fake_claude.citation(rag[0], 0)]),
+        " And ",
+        ("fixtures have a scope.", [fake_claude.citation(pytest_[0], fixture_index)]),
+        "\n\nThat is all.",
+    )
+
+    answer = assistant.answer("Chunking and fixture scope?", [])
+
+    sent = [block for result in tool_results(fake_claude.requests[1]) for block in result["content"]]
+    assert sent == rag + pytest_
+    assert answer.markdown == (
+        "In short: chunks keep whole sentences.[^1] And fixtures have a scope.[^2]\n\nThat is all."
+    )
+    first, second = answer.sources[:2]
+    assert (first.course_title, first.lesson_number) == (RAG, 2)
+    assert (second.course_title, second.lesson_number) == (PYTEST, 2)
+    assert first.snippet == snippet(rag[0]["content"][0]["text"])
+    assert second.snippet == snippet(pytest_[0]["content"][0]["text"])
+
+
+def test_citations_of_one_lesson_share_one_number(assistant, fake_claude):
+    # Two searches of one lesson send two search results of the same lesson.
+    search = (SEARCH_TOOL, {"query": "chunk", "course_name": "RAG", "lesson_number": 2})
+    fake_claude.enqueue_tool_uses([search, search])
+    [result] = search_results(assistant, "chunk", "RAG", 2)
+    results = [result, result]
+    fake_claude.enqueue_cited(
+        ("First claim.", [fake_claude.citation(results[0], 0), fake_claude.citation(results[1], 1)]),
+        " ",
+        ("Second claim.", [fake_claude.citation(results[1], 1)]),
+    )
+
+    answer = assistant.answer("Tell me about chunks", [])
+
+    assert answer.markdown == "First claim.[^1] Second claim.[^1]"
+    assert [(s.course_title, s.lesson_number) for s in answer.sources] == [(RAG, 2)]
+    assert answer.sources[0].snippet == snippet(results[0]["content"][0]["text"])
+
+
+def test_an_answer_without_citations_has_no_markers_and_lists_its_sources(assistant, fake_claude):
+    fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "HNSW", "course_name": "vector", "lesson_number": 2})
+    fake_claude.enqueue_cited("HNSW builds layered graphs.")
+
+    answer = assistant.answer("What is HNSW?", [])
+
+    assert answer.markdown == "HNSW builds layered graphs."
+    assert [(s.course_title, s.lesson_number) for s in answer.sources] == [(VECTOR, 2)]
+    assert answer.sources[0].snippet
+
+
+def test_markers_of_earlier_answers_are_not_sent_back_to_the_model(assistant, fake_claude):
+    history = [Exchange(question="What is RAG?", answer="RAG retrieves passages.[^1] It cites them.[^2]")]
+
+    assistant.answer("And chunking?", history)
+
+    assert fake_claude.requests[0]["messages"][1] == {
+        "role": "assistant",
+        "content": "RAG retrieves passages. It cites them.",
+    }
+
+
+def test_stream_yields_a_status_per_tool_call_then_the_text_then_the_answer(assistant, fake_claude):
+    fake_claude.enqueue_tool_uses(
+        [
+            (SEARCH_TOOL, {"query": "chunking", "course_name": "rag", "lesson_number": 2}),
+            (OUTLINE_TOOL, {"course_name": "vector databases"}),
+        ]
+    )
+    results = search_results(assistant, "chunking", "rag", 2)
+    fake_claude.enqueue_cited(
+        ("Chunks keep whole sentences.", [fake_claude.citation(results[0], 0)]),
+        " The vector course has lessons.",
+    )
+
+    events = list(assistant.stream("Chunking, and the vector outline?", []))
+
+    statuses = [event.text for event in events if isinstance(event, StatusEvent)]
+    assert statuses == [f"Searching Lesson 2 of {RAG}…", f"Reading the outline of {VECTOR}…"]
+    kinds = [type(event).__name__ for event in events]
+    assert kinds[:2] == ["StatusEvent", "StatusEvent"] and kinds[-1] == "DoneEvent"
+    texts = [event.text for event in events if isinstance(event, TextEvent)]
+    assert len(texts) > 2, "the text arrives in pieces"
+    answer = events[-1].answer
+    assert answer.markdown == "Chunks keep whole sentences.[^1] The vector course has lessons."
+    assert "".join(texts) == strip_markers(answer.markdown)
+
+
+def test_text_before_a_tool_call_streams_and_stays_in_the_answer(assistant, fake_claude):
+    fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "fixtures"}, text="Let me check the courses.")
+    fake_claude.enqueue_text("Fixtures provide test data.")
+
+    events = list(assistant.stream("What are fixtures?", []))
+
+    texts = "".join(event.text for event in events if isinstance(event, TextEvent))
+    assert texts == "Let me check the courses.\n\nFixtures provide test data." == events[-1].answer.markdown
+    assert [e.text for e in events if isinstance(e, StatusEvent)] == ["Searching the courses for “fixtures”…"]
+
+
+def test_closing_the_stream_early_closes_the_connection_to_the_model(assistant, fake_claude):
+    fake_claude.enqueue_cited("A long answer " * 50, stall_after=4)
+
+    events = assistant.stream("Tell me everything", [])
+    first = next(event for event in events if isinstance(event, TextEvent))
+    events.close()
+
+    assert first.text == "A "
+    assert fake_claude.disconnected.wait(10), "the fake saw the client leave"
+    assert len(fake_claude.requests) == 1
