@@ -232,7 +232,9 @@ def _block_events(index: int, block: dict[str, Any]) -> list[dict[str, Any]]:
         deltas = [
             {"type": "citations_delta", "citation": citation} for citation in block.get("citations") or []
         ]
-        deltas += [{"type": "text_delta", "text": word} for word in re.findall(r"\s*\S+\s*|\s+", block["text"])]
+        deltas += [
+            {"type": "text_delta", "text": word} for word in re.findall(r"\s*\S+\s*|\s+", block["text"])
+        ]
     elif block["type"] == "tool_use":
         opening = {**block, "input": {}}
         deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
