@@ -40,6 +40,8 @@ class Reply:
     # stream open (until release(), stop() or the client leaves) — a reply that is slow to finish.
     pace: float = 0.0
     stall_after: int | None = None
+    # Streamed replies only: the error event sent at `stall_after` instead of holding (the stream then ends).
+    stream_error: dict[str, Any] | None = None
 
 
 class FakeClaude:
@@ -161,6 +163,12 @@ class FakeClaude:
         body = {"type": "error", "error": {"type": error_type, "message": message}}
         for _ in range(times):
             self._queue_reply(Reply(status=status, body=body, headers=headers))
+
+    def enqueue_broken_stream(self, text: str, after: int, type: str = "overloaded_error") -> None:
+        """Reply once with `text`, streamed, but send an error event instead of the `after`-th event."""
+        body = self._message([{"type": "text", "text": text}], "end_turn")
+        error = {"type": type, "message": "Scripted stream error."}
+        self._queue_reply(Reply(body=body, stall_after=after, stream_error=error))
 
     def enqueue_hang(self, seconds: float, text: str = DEFAULT_TEXT) -> None:
         """Hold the next request up to `seconds` (cut short by release() or stop()), then answer `text`."""
@@ -287,6 +295,10 @@ def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
                 self.send_header("connection", "close")
                 self.end_headers()
                 for number, event in enumerate(stream_events(message)):
+                    if number == reply.stall_after and reply.stream_error:
+                        event = {"type": "error", "error": reply.stream_error}
+                        self.wfile.write(f"event: error\ndata: {json.dumps(event)}\n\n".encode())
+                        break
                     if number == reply.stall_after:
                         self._hold_until_gone()
                     if reply.pace and self._client_gone(reply.pace):

@@ -472,3 +472,29 @@ def test_closing_the_stream_early_closes_the_connection_to_the_model(assistant, 
     assert first.text == "A "
     assert fake_claude.disconnected.wait(10), "the fake saw the client leave"
     assert len(fake_claude.requests) == 1
+
+
+def test_an_error_event_in_the_middle_of_the_stream_is_a_friendly_error(assistant, fake_claude):
+    fake_claude.enqueue_broken_stream("Half an answer that never ends", after=4)
+
+    with pytest.raises(ModelUnavailable) as caught:
+        assistant.answer("What is RAG?", [])
+
+    assert caught.value.message == "The assistant is overloaded right now. Please try again in a moment."
+
+
+def test_a_stream_that_stalls_past_the_timeout_is_a_friendly_error(make_app, fake_claude):
+    app = make_app(
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_BASE_URL=fake_claude.url,
+        ANTHROPIC_TIMEOUT=0.5,
+        ANTHROPIC_MAX_RETRIES=0,
+    )
+    fake_claude.enqueue_cited("Slow answer " * 10, stall_after=4)
+
+    events = assistant_of(app).stream("What is RAG?", [])
+    with pytest.raises(ModelUnavailable) as caught:
+        for _ in events:
+            pass
+
+    assert caught.value.message == "The assistant took too long to answer. Please try again in a moment."

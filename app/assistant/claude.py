@@ -8,7 +8,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 import anthropic
-import httpx
+import httpx2
 from anthropic.types import Message
 
 from app.assistant.citations import CitedAnswer, search_result_block, strip_markers
@@ -87,9 +87,9 @@ def unavailable(exc: anthropic.APIError) -> ModelUnavailable:
     return ModelUnavailable(message, detail=detail)
 
 
-def broken_stream(exc: httpx.TransportError) -> ModelUnavailable:
+def broken_stream(exc: httpx2.TransportError) -> ModelUnavailable:
     """Turn a stream that broke mid-answer into the same messages as a failed call."""
-    message = TIMEOUT_MESSAGE if isinstance(exc, httpx.TimeoutException) else UNREACHABLE_MESSAGE
+    message = TIMEOUT_MESSAGE if isinstance(exc, httpx2.TimeoutException) else UNREACHABLE_MESSAGE
     return ModelUnavailable(message, detail=f"{type(exc).__name__}: {exc}")
 
 
@@ -185,7 +185,7 @@ class ClaudeAnswerer:
             # The error handler (web) or the CLI reports it once; this is for debugging the loop.
             log.info("Anthropic call failed: %s", exc)
             raise unavailable(exc) from exc
-        except httpx.TransportError as exc:
+        except httpx2.TransportError as exc:
             # A stream that breaks after its headers arrived is not wrapped by the SDK.
             log.info("Anthropic stream broke: %r", exc)
             raise broken_stream(exc) from exc
