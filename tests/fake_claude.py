@@ -47,7 +47,7 @@ class Reply:
 class FakeClaude:
     """A Messages API server that answers from a queue of scripted replies and records every request."""
 
-    def __init__(self, usage: dict[str, int] | None = None):
+    def __init__(self, usage: dict[str, int] | None = None, default_delay: float = 0.0):
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.usage = usage or {
@@ -56,6 +56,8 @@ class FakeClaude:
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 80,
         }
+        # Unscripted requests (a load test's) answer the default text after this many seconds.
+        self.default_delay = default_delay
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._release = threading.Event()
@@ -193,11 +195,14 @@ class FakeClaude:
     def _next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         """Record a request and pop its scripted reply (a default text when the script is empty)."""
         with self._lock:
-            self.requests.append(body)
-            self.request_headers.append(headers)
+            if not self.default_delay:  # a load test's thousands of requests are not kept
+                self.requests.append(body)
+                self.request_headers.append(headers)
             if self._queue:
                 return self._queue.popleft()
-        return Reply(body=self._message([{"type": "text", "text": DEFAULT_TEXT}], "end_turn"))
+        return Reply(
+            body=self._message([{"type": "text", "text": DEFAULT_TEXT}], "end_turn"), hold=self.default_delay
+        )
 
     def _message(self, content: list[dict[str, Any]], stop_reason: str) -> dict[str, Any]:
         """A Messages API response body; the model is filled in from the request."""

@@ -9,8 +9,9 @@ import pytest
 from app.assistant.citations import search_result_block, strip_markers
 from app.assistant.claude import EMPTY_ANSWER
 from app.assistant.models import Exchange, StatusEvent, TextEvent
-from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, snippet
+from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL
 from app.errors import ModelUnavailable
+from app.rules import snippet
 
 RAG = "Retrieval-Augmented Generation in Practice"
 VECTOR = "Vector Databases from Scratch"

@@ -6,8 +6,9 @@ import re
 from typing import Any
 
 from app.assistant.models import Source
-from app.assistant.tools import lesson_label, snippet
+from app.assistant.tools import lesson_label
 from app.courses.chunking import split_sentences
+from app.rules import snippet
 from app.search.models import Passage
 
 MARKER = re.compile(r"\[\^(\d{1,4})\]")

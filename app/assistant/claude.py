@@ -163,16 +163,18 @@ class ClaudeAnswerer:
         separate: bool,
     ) -> Generator[AnswerEvent, None, Message]:
         """One streamed Messages API call: yields its text deltas, returns the final message."""
-        extra = {"tool_choice": tool_choice} if tool_choice else {}
+        # Plain dicts, as the API documents them; the SDK's TypedDicts would add nothing but casts.
+        params: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": MAX_TOKENS,
+            "system": self.system,
+            "tools": self.tools,
+            "messages": messages,
+        }
+        if tool_choice:
+            params["tool_choice"] = tool_choice
         try:
-            with self.client.messages.stream(
-                model=self.model,
-                max_tokens=MAX_TOKENS,
-                system=self.system,
-                tools=self.tools,
-                messages=messages,
-                **extra,
-            ) as stream:
+            with self.client.messages.stream(**params) as stream:
                 for event in stream:
                     if event.type == "text" and event.text:
                         if separate:

@@ -7,11 +7,11 @@ from typing import Any
 
 from app.assistant.models import Source
 from app.errors import BadRequest, NotFound
+from app.rules import snippet
 from app.search.models import Outline, Passage
 
 SEARCH_TOOL = "search_course_content"
 OUTLINE_TOOL = "get_course_outline"
-SNIPPET_CHARS = 200
 STATUS_QUERY_CHARS = 60
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
@@ -100,15 +100,6 @@ def lesson_label(course_title: str, lesson_number: int, lesson_title: str) -> st
     return f"{course_title} – Lesson {lesson_number}: {lesson_title}"
 
 
-def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """The start of a passage, cut at a word boundary."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:.") + "…"
-
-
 def passage_source(passage: Passage) -> Source:
     """The Source for a search hit: its lesson, links and a snippet."""
     return Source(
@@ -156,11 +147,17 @@ def format_outline(outline: Outline) -> str:
     return "\n".join(lines)
 
 
-def _text(value: Any, name: str, required: bool) -> str | None:
-    """A string argument, stripped; None when optional and absent or blank."""
+def _required_text(value: Any, name: str) -> str:
+    """A required string argument, stripped."""
+    text = _text(value, name)
+    if text is None:
+        raise BadRequest(f"Missing required argument '{name}'.")
+    return text
+
+
+def _text(value: Any, name: str) -> str | None:
+    """An optional string argument, stripped; None when absent or blank."""
     if value is None or (isinstance(value, str) and not value.strip()):
-        if required:
-            raise BadRequest(f"Missing required argument '{name}'.")
         return None
     if not isinstance(value, str):
         raise BadRequest(f"Argument '{name}' must be a string.")
@@ -198,12 +195,12 @@ class ToolBox:
         try:
             if name == SEARCH_TOOL:
                 return self.search(
-                    _text(arguments.get("query"), "query", required=True),
-                    _text(arguments.get("course_name"), "course_name", required=False),
+                    _required_text(arguments.get("query"), "query"),
+                    _text(arguments.get("course_name"), "course_name"),
                     _lesson(arguments.get("lesson_number")),
                 )
             if name == OUTLINE_TOOL:
-                return self.outline(_text(arguments.get("course_name"), "course_name", required=True))
+                return self.outline(_required_text(arguments.get("course_name"), "course_name"))
         except (BadRequest, NotFound) as exc:
             # The model reads the message (e.g. the list of courses) and can try again.
             return ToolResult(exc.message, is_error=True)

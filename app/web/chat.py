@@ -5,19 +5,23 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
 from app.assistant.models import Exchange
-from app.assistant.service import question_problem
-from app.errors import AppError, BadRequest
+from app.errors import AppError, BadRequest, NotFound
 from app.extensions import ask_limit
+from app.links import safe_url
+from app.rules import question_problem
 from app.search.models import CourseRecord
 from app.services import services, settings
 from app.web.history import History, clear_history, load_history, save_history
 from app.web.htmx import is_htmx
-from app.web.markdown import render_answer, render_markdown, safe_url, source_anchor
+from app.web.markdown import render_answer, render_markdown, source_anchor
+from app.web.observability import record_answer
 from app.web.redirects import safe_local_path
 
 bp = Blueprint("chat", __name__)
 
 THEMES = ("auto", "light", "dark")
+# Lessons listed per course in the sidebar; the course's outline page lists the rest.
+SIDEBAR_LESSONS = 30
 
 
 @bp.app_template_filter("markdown")
@@ -75,6 +79,7 @@ def ask():
     history = load_history()
     # Errors (model down, index down) go to the one error handler, which offers to ask again.
     answer = services().assistant.answer(question, history.for_model(config.max_history))
+    record_answer(answer)
     exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
     stored = save_history(history.add(exchange, config.max_history))
     if not is_htmx():
@@ -102,6 +107,15 @@ def theme():
     return redirect(safe_local_path(request.form.get("next"), url_for(".index")), 303)
 
 
+@bp.get("/courses/<course_id>")
+def course(course_id: str):
+    """A course's outline page: every lesson, linked."""
+    record = services().index.get_course(course_id)
+    if record is None:
+        raise NotFound("There is no course at this address.")
+    return render_template("course.html", course=record)
+
+
 def suggested_questions(courses: list[CourseRecord]) -> list[str]:
     """A few questions that show what the assistant can do with the courses there are."""
     if not courses:
@@ -125,6 +139,7 @@ def _page(history: History, form_error: str | None = None, form_value: str = "")
         courses=courses,
         courses_error=courses_error,
         suggestions=suggested_questions(courses),
+        sidebar_lessons=SIDEBAR_LESSONS,
         history=history,
         mode=assistant.mode,
         model=assistant.model,

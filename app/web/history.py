@@ -12,14 +12,12 @@ from werkzeug.http import dump_cookie
 
 from app.assistant.citations import strip_markers
 from app.assistant.models import Exchange, Source
-from app.assistant.tools import snippet
+from app.rules import STORED_SNIPPET_CHARS, recent, snippet
 
 SESSION_KEY = "chat"
 FORMAT_VERSION = 1
 # Browsers drop cookies over 4,096 bytes; stay clearly below, measured on the whole Set-Cookie value.
 COOKIE_BUDGET = 4000
-# Shorter than a fresh answer's snippets: every stored character counts against the cookie budget.
-SNIPPET_CHARS = 160
 # Below this, shortening an answer or a question further is pointless: the exchange goes instead.
 MIN_TEXT_CHARS = 120
 ELLIPSIS = " …"
@@ -29,7 +27,7 @@ _PARTIAL_MARKER = re.compile(r"\[(?:\^\d*)?$")
 _StoredSource = tuple[str, str, int | None, str | None, str | None, str | None, str]
 _StoredExchange = tuple[str, str, list[_StoredSource]]
 _exchanges_adapter = TypeAdapter(list[_StoredExchange])
-_session_adapter = TypeAdapter(tuple[Literal[FORMAT_VERSION], list[_StoredExchange], bool])
+_session_adapter = TypeAdapter(tuple[Literal[1], list[_StoredExchange], bool])  # 1 is FORMAT_VERSION
 
 
 @dataclass
@@ -41,7 +39,7 @@ class History:
 
     def for_model(self, max_history: int) -> list[Exchange]:
         """The last `max_history` exchanges, sent to the model as turns."""
-        return self.exchanges[-max_history:] if max_history > 0 else []
+        return recent(self.exchanges, max_history)
 
     def add(self, exchange: Exchange, max_history: int) -> History:
         """A new history with `exchange` appended and only the last `max_history` kept."""
@@ -66,7 +64,7 @@ def encode_exchanges(exchanges: list[Exchange]) -> list[list[Any]]:
                     s.lesson_title,
                     s.course_link,
                     s.lesson_link,
-                    snippet(s.snippet, SNIPPET_CHARS),
+                    snippet(s.snippet, STORED_SNIPPET_CHARS),
                 ]
                 for s in exchange.sources
             ],
@@ -178,7 +176,7 @@ def _shorten(text: str) -> str:
 
 def cookie_size() -> int:
     """The byte length of the Set-Cookie value the current session would produce."""
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # the proxy's real app
     interface = app.session_interface
     value = interface.get_signing_serializer(app).dumps(dict(session))
     header = dump_cookie(

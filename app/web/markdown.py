@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 import markdown as md
 import nh3
@@ -13,31 +12,15 @@ from markupsafe import Markup, escape
 
 from app.assistant.citations import MARKER
 from app.assistant.models import Source
+from app.links import LINK_SCHEMES, safe_url
 
 ALLOWED_TAGS = {
     "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr", "blockquote",
     "ul", "ol", "li", "dl", "dt", "dd", "pre", "code", "em", "strong", "del", "a",
     "table", "thead", "tbody", "tr", "th", "td", "sup",
 }  # fmt: skip
-LINK_SCHEMES = ("http", "https", "mailto")
 # The content of these goes too, not just the tags (nh3 keeps the text of other stripped tags).
 DROP_WITH_CONTENT = {"script", "style", "iframe", "object", "embed", "noscript", "template", "svg", "math"}
-
-
-def safe_url(url: str | None) -> str | None:
-    """The URL when it is an absolute http(s) or mailto link, else None (javascript:, data:, relative)."""
-    if not url:
-        return None
-    url = url.strip()
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in LINK_SCHEMES:
-        return None
-    if parts.scheme.lower() != "mailto" and not parts.netloc:
-        return None
-    return url
 
 
 # An in-page link, as citation markers point at their source: nothing but a fragment of plain characters.
