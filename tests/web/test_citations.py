@@ -6,7 +6,7 @@ import random
 import re
 import string
 
-from app.assistant.citations import search_result_block
+from app.assistant.citations import MARKER, search_result_block
 from app.assistant.models import Exchange, Source
 from app.web.history import COOKIE_BUDGET, History, cookie_size, load_history, save_history
 from app.web.markdown import render_answer, source_anchor
@@ -119,3 +119,18 @@ def test_history_keeps_markers_with_their_sources_and_drops_them_with_the_source
         assert cookie_size() < COOKIE_BUDGET
         assert stored.exchanges[0].sources == []
         assert stored.exchanges[0].answer == "Claim one. Claim two."
+
+
+def test_an_answer_shortened_for_the_cookie_keeps_only_whole_markers(app):
+    rng = random.Random(5)
+    claims = [
+        "".join(rng.choices(string.ascii_letters, k=rng.randint(3, 40))) + f".[^{1 + n % 2}]"
+        for n in range(300)
+    ]
+    cited = Exchange(question="q", answer=" ".join(claims), sources=[source(1), source(2)])
+    with app.test_request_context("/"):
+        stored = save_history(History([cited])).exchanges[0]
+
+    assert stored.answer.endswith(" …") and len(stored.answer) < len(cited.answer)
+    assert "[^1]" in stored.answer and stored.sources == [source(1), source(2)]
+    assert "[" not in MARKER.sub("", stored.answer), "no marker was cut in half"
