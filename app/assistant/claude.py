@@ -148,13 +148,6 @@ class ClaudeAnswerer:
             )
         )
 
-    def answer(self, question: str, history: list[Exchange]) -> Answer:
-        """Run the tool loop to its finished Answer."""
-        for event in self.stream(question, history):
-            if isinstance(event, DoneEvent):
-                return event.answer
-        raise RuntimeError("the tool loop ended without an answer")
-
     def _turn(
         self,
         messages: list[dict[str, Any]],
