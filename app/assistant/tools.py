@@ -12,6 +12,7 @@ from app.search.models import Outline, Passage
 
 SEARCH_TOOL = "search_course_content"
 OUTLINE_TOOL = "get_course_outline"
+STATUS_QUERY_CHARS = 60
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
     {
@@ -19,10 +20,12 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
         "description": (
             "Search the course materials (lesson transcripts and notes) for passages relevant to a query. "
             "Use it for questions about what the courses teach: concepts, explanations, examples, details "
-            "of a lesson. Returns the best-matching passages, each headed with its course and lesson. "
-            "Optionally restrict the search to one course (a full or partial title, e.g. 'RAG' or "
-            "'vector databases') and to one lesson number of that course. Do not use it for general "
-            "knowledge questions that are not about the course materials."
+            "of a lesson. Returns the best-matching passages as search results titled with their course "
+            "and lesson; cite them for the claims you take from them. Optionally restrict the search to "
+            "one course (a full or partial title, e.g. 'RAG' or 'vector databases') and to one lesson "
+            "number of that course. One search answers one sub-question: for a question with several "
+            "parts (comparing two lessons or courses, 'X and Y'), call it once per part, in parallel. Do "
+            "not use it for general knowledge questions that are not about the course materials."
         ),
         "input_schema": {
             "type": "object",
@@ -204,6 +207,35 @@ class ToolBox:
         return ToolResult(
             f"Unknown tool '{name}'. Available tools: {SEARCH_TOOL}, {OUTLINE_TOOL}.", is_error=True
         )
+
+    def describe(self, name: str, arguments: Any) -> str:
+        """What a tool call is about to do, for a person to read ("Searching Lesson 3 of …")."""
+        arguments = arguments if isinstance(arguments, dict) else {}
+        course = arguments.get("course_name")
+        title = self._course_title(course) if isinstance(course, str) and course.strip() else None
+        if name == OUTLINE_TOOL:
+            return f"Reading the outline of {title or 'a course'}…"
+        if name != SEARCH_TOOL:
+            return "Looking something up…"
+        try:
+            lesson = _lesson(arguments.get("lesson_number"))
+        except BadRequest:
+            lesson = None
+        if title and lesson is not None:
+            return f"Searching Lesson {lesson} of {title}…"
+        if title:
+            return f"Searching {title}…"
+        query = arguments.get("query")
+        if isinstance(query, str) and query.strip():
+            return f"Searching the courses for “{snippet(query, STATUS_QUERY_CHARS)}”…"
+        return "Searching the courses…"
+
+    def _course_title(self, name: str) -> str:
+        """The title of the course a name means, else the name as given (the tool reports the error)."""
+        try:
+            return self.index.resolve_course(name.strip()).title
+        except (BadRequest, NotFound):
+            return name.strip()
 
     def search(
         self, query: str, course_name: str | None = None, lesson_number: int | None = None

@@ -13,7 +13,7 @@ from app.search.models import CourseRecord
 from app.services import services, settings
 from app.web.history import History, clear_history, load_history, save_history
 from app.web.htmx import is_htmx
-from app.web.markdown import render_markdown
+from app.web.markdown import render_answer, render_markdown, source_anchor
 from app.web.observability import record_answer
 from app.web.redirects import safe_local_path
 
@@ -28,6 +28,18 @@ SIDEBAR_LESSONS = 30
 def markdown_filter(text: str):
     """Jinja filter: markdown to sanitized HTML."""
     return render_markdown(text)
+
+
+@bp.app_template_filter("answer_html")
+def answer_html_filter(exchange: Exchange):
+    """Jinja filter: an exchange's answer as sanitized HTML, its citation markers linked to its sources."""
+    return render_answer(exchange.answer, exchange.sources)
+
+
+@bp.app_template_filter("source_anchor")
+def source_anchor_filter(exchange: Exchange, number: int) -> str:
+    """Jinja filter: the page id of an exchange's `number`-th source, where its markers link."""
+    return source_anchor(exchange.answer, number)
 
 
 @bp.app_template_filter("safe_url")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -9,6 +10,7 @@ from flask import current_app, session
 from pydantic import TypeAdapter, ValidationError
 from werkzeug.http import dump_cookie
 
+from app.assistant.citations import strip_markers
 from app.assistant.models import Exchange, Source
 from app.rules import STORED_SNIPPET_CHARS, recent, snippet
 
@@ -19,6 +21,7 @@ COOKIE_BUDGET = 4000
 # Below this, shortening an answer or a question further is pointless: the exchange goes instead.
 MIN_TEXT_CHARS = 120
 ELLIPSIS = " …"
+_PARTIAL_MARKER = re.compile(r"\[(?:\^\d*)?$")
 
 # Compact, positional forms: [label, course, lesson, lesson title, course link, lesson link, snippet].
 _StoredSource = tuple[str, str, int | None, str | None, str | None, str | None, str]
@@ -150,7 +153,9 @@ def _shrink(exchanges: list[Exchange]) -> bool:
         exchange.question = _shorten(exchange.question)
         return True
     if exchange.sources:
+        # Markers number the sources; without them they would point nowhere.
         exchange.sources.clear()
+        exchange.answer = strip_markers(exchange.answer)
         return True
     exchanges.clear()
     return True
@@ -164,6 +169,8 @@ def _shorten(text: str) -> str:
     boundary = cut.rfind(" ")
     if boundary > len(cut) // 2:
         cut = cut[:boundary]
+    # A citation marker cut in half would show as stray brackets.
+    cut = _PARTIAL_MARKER.sub("", cut)
     return cut.rstrip() + ELLIPSIS
 
 
