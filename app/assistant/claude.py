@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Generator, Iterator
 from typing import Any
@@ -17,6 +18,7 @@ from app.assistant.prompts import SYSTEM_PROMPT
 from app.assistant.tools import SourceCollector, ToolBox, passage_source
 from app.config import Settings
 from app.errors import ModelUnavailable
+from app.metrics import observe_model_call
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +168,7 @@ class ClaudeAnswerer:
         }
         if tool_choice:
             params["tool_choice"] = tool_choice
+        started = time.perf_counter()
         try:
             with self.client.messages.stream(**params) as stream:
                 for event in stream:
@@ -184,6 +187,8 @@ class ClaudeAnswerer:
             # A stream that breaks after its headers arrived is not wrapped by the SDK.
             log.info("Anthropic stream broke: %r", exc)
             raise broken_stream(exc) from exc
+        finally:
+            observe_model_call(time.perf_counter() - started)
         for name in USAGE_FIELDS:
             usage[name] += getattr(message.usage, name, None) or 0
         return message

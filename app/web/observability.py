@@ -15,49 +15,18 @@ from flask import Flask, Response, g, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
-    Counter,
-    Gauge,
-    Histogram,
     generate_latest,
     multiprocess,
 )
 
 from app.assistant.models import Answer
+from app.metrics import INDEXED, MODEL_TOKENS, REQUEST_SECONDS, TOOL_ROUNDS
 from app.services import services
 
 REQUEST_ID_HEADER = "X-Request-ID"
 # A caller's (or proxy's) id is kept only when it is short and plain, so it cannot forge log lines.
 INCOMING_ID = re.compile(r"[A-Za-z0-9._-]{8,64}")
 log = logging.getLogger("course_assistant.requests")
-
-REQUEST_SECONDS = Histogram(
-    "course_assistant_request_seconds",
-    "Time from request to the last byte of the response, by route and status.",
-    ["method", "endpoint", "status"],
-    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
-)
-MODEL_CALL_SECONDS = Histogram(
-    "course_assistant_model_call_seconds",
-    "Time per Claude Messages call, including the SDK's retries.",
-    buckets=(0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120),
-)
-TOOL_ROUNDS = Histogram(
-    "course_assistant_answer_tool_rounds",
-    "Tool rounds per answer, by answer mode.",
-    ["mode"],
-    buckets=(0, 1, 2, 3, 5, 10),
-)
-MODEL_TOKENS = Counter(
-    "course_assistant_model_tokens",
-    "Claude tokens by kind (input, output, cache_read_input, cache_creation_input).",
-    ["kind"],
-)
-INDEXED = Gauge(
-    "course_assistant_index_size",
-    "What the index holds, by unit (courses, chunks).",
-    ["unit"],
-    multiprocess_mode="livemax",
-)
 
 
 def register(app: Flask) -> None:
@@ -77,11 +46,6 @@ def record_answer(answer: Answer) -> None:
     TOOL_ROUNDS.labels(answer.mode).observe(answer.tool_rounds)
     for kind, count in (answer.usage or {}).items():
         MODEL_TOKENS.labels(kind.removesuffix("_tokens")).inc(count)
-
-
-def observe_model_call(seconds: float) -> None:
-    """Record one Claude call's duration."""
-    MODEL_CALL_SECONDS.observe(seconds)
 
 
 def metrics() -> Response:

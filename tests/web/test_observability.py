@@ -6,6 +6,7 @@ import json
 import logging
 
 import pytest
+from prometheus_client import REGISTRY
 
 from tests.web.support import script_answer
 
@@ -65,12 +66,14 @@ def test_a_claude_answer_logs_its_tool_rounds_and_tokens_with_cache_reads(
     claude_client, fake_claude, request_log
 ):
     script_answer(fake_claude, "Cosine similarity compares directions.")
+    calls_before = REGISTRY.get_sample_value("course_assistant_model_call_seconds_count") or 0
     with claude_client.post("/api/query", json={"query": "What is cosine similarity?"}) as response:
         assert response.status_code == 200
     (line,) = request_log
     assert line["mode"] == "claude" and line["tool_rounds"] == 1
     # Two model calls (the search, then the answer), each reporting the fake's usage.
     assert line["tokens"]["cache_read_input_tokens"] == 160 and line["tokens"]["output_tokens"] == 40
+    assert REGISTRY.get_sample_value("course_assistant_model_call_seconds_count") == calls_before + 2
 
 
 def test_metrics_are_off_unless_enabled(client):
