@@ -10,10 +10,20 @@ from app.errors import AppError, BadRequest
 from app.extensions import ask_limit
 from app.search.models import CourseRecord
 from app.services import services, settings
+from app.web.chat_stream import chat_messages, failed_html
 from app.web.history import History, clear_history, load_history, save_history
 from app.web.htmx import is_htmx
 from app.web.markdown import render_markdown, safe_url
 from app.web.redirects import safe_local_path
+from app.web.sse import sse_message, sse_response
+from app.web.stream_tokens import (
+    TokenRefused,
+    advance_turn,
+    ask_token,
+    current_turn,
+    read_ask_token,
+    read_commit_token,
+)
 
 bp = Blueprint("chat", __name__)
 
@@ -48,7 +58,7 @@ def index():
 @bp.post("/ask")
 @ask_limit
 def ask():
-    """Answer a question: a fragment for htmx, else store it and go back to the page."""
+    """Ask: for htmx the question at once with its answer streaming; else answer, store and redirect."""
     question = request.form.get("question", "").replace("\r\n", "\n").strip()
     # Checked here too, so the form can show the problem in place, keeping what was typed.
     problem = question_problem(question, settings().max_question_chars)
@@ -59,16 +69,51 @@ def ask():
             )
         return _page(load_history(), form_error=problem, form_value=question), 400
 
-    config = settings()
     history = load_history()
-    # Errors (model down, index down) go to the one error handler, which offers to ask again.
-    answer = services().assistant.answer(question, history.for_model(config.max_history))
-    exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
-    stored = save_history(history.add(exchange, config.max_history))
-    if not is_htmx():
-        return redirect(url_for(".index"), 303)
-    # The exchange is appended; the out-of-band swaps reset the form and update the trim note.
-    return render_template("_ask_response.html", exchange=exchange, history=stored, **_form_context())
+    if is_htmx():
+        return render_template(
+            "_ask_pending.html",
+            question=question,
+            number=len(history.exchanges) + 1,
+            stream_url=url_for(".stream", t=ask_token(question)),
+            **_controls_context(pending=True),
+        )
+    # Without JavaScript: answer in this request. Errors (model down, index down) go to the one error
+    # handler, which offers to ask again.
+    answer = services().assistant.answer(question, history.for_model(settings().max_history))
+    stored = _commit(Exchange(question=question, answer=answer.markdown, sources=answer.sources), history)
+    # Land on the new exchange, not the top of the page.
+    return redirect(url_for(".index", _anchor=f"exchange-{len(stored.exchanges)}"), 303)
+
+
+@bp.get("/ask/stream")
+def stream():
+    """The answer to a question posted before, as Server-Sent Events (see chat_stream.chat_messages)."""
+    history = load_history()
+    number = len(history.exchanges) + 1
+    form = _controls_context(pending=False)
+    try:
+        question = read_ask_token(request.args.get("t", ""))
+    except TokenRefused:
+        # An EventSource retries anything but a finished stream: refuse with a last message, not a 4xx.
+        expired = BadRequest("This question has expired. Please ask it again.")
+        return sse_response(iter([sse_message("done", failed_html(expired, "", number, form))]))
+    events = services().assistant.stream(question, history.for_model(settings().max_history))
+    return sse_response(chat_messages(events, question, current_turn(), number, form))
+
+
+@bp.post("/ask/commit")
+def commit():
+    """Store a streamed exchange in the history cookie, once; a tampered, expired or used token is refused."""
+    try:
+        exchange = read_commit_token(request.form.get("token"))
+    except TokenRefused as exc:
+        raise AppError(
+            "This answer was not saved: it was saved already, or is too old.", detail=str(exc), status=409
+        ) from exc
+    stored = _commit(exchange, load_history())
+    # The trim note may change with the new exchange; nothing else on the page does.
+    return render_template("_history_note.html", oob=True, history=stored)
 
 
 @bp.post("/new")
@@ -128,6 +173,17 @@ def _courses() -> tuple[list[CourseRecord], str | None]:
         return services().index.courses(), None
     except AppError as exc:
         return [], exc.message
+
+
+def _commit(exchange: Exchange, history: History) -> History:
+    """Append an exchange to the stored history (spending every commit token issued so far)."""
+    advance_turn()
+    return save_history(history.add(exchange, settings().max_history))
+
+
+def _controls_context(pending: bool) -> dict:
+    """What the question form and the suggestions need when sent out-of-band, `pending` or not."""
+    return {"pending": pending, "suggestions": suggested_questions(_courses()[0]), **_form_context()}
 
 
 def _form_context() -> dict:

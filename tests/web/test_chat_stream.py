@@ -1,0 +1,243 @@
+"""Streamed answers: the pending exchange, the SSE stream, the commit token, errors and disconnects."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from app.assistant.models import Answer, DoneEvent, Source, StatusEvent, TextEvent
+from app.errors import ModelUnavailable
+from app.web import stream_tokens
+from tests.scripted_answerer import ScriptedAnswerer, use_answerer
+from tests.web.support import (
+    HX,
+    ask_streamed,
+    commit_token_from,
+    csrf_from,
+    sse_events,
+    stream_url_from,
+)
+
+SOURCE = Source(
+    label="Python Testing with Pytest – Lesson 2: Fixtures",
+    course_title="Python Testing with Pytest",
+    lesson_number=2,
+    lesson_title="Fixtures",
+    lesson_link="https://example.com/courses/pytest/lesson-2",
+    snippet="Fixtures provide setup.",
+)
+FINAL = Answer(markdown="Fixtures give tests **setup**.[^1]", sources=[SOURCE])
+
+
+def scripted(app, *events, hold_at=None) -> ScriptedAnswerer:
+    """Make `app` answer with these events."""
+    answerer = ScriptedAnswerer(list(events), hold_at=hold_at)
+    use_answerer(app, answerer)
+    return answerer
+
+
+def post_pending(client, question: str) -> str:
+    """Ask with htmx and return the pending fragment."""
+    response = client.post("/ask", data={"question": question}, headers=HX)
+    assert response.status_code == 200
+    return response.get_data(as_text=True)
+
+
+def test_htmx_ask_shows_the_question_at_once_with_a_pending_stream(app, client):
+    answerer = scripted(app, DoneEvent(FINAL))
+    html = post_pending(client, "What are <fixtures>?")
+    article = re.search(r"<article[^>]*>", html).group(0)
+    assert 'id="exchange-1"' in article and 'aria-busy="true"' in article
+    assert 'hx-ext="sse"' in article and 'sse-swap="done"' in article and 'sse-close="done"' in article
+    assert '<p class="question-text">What are &lt;fixtures&gt;?</p>' in html
+    # The question travels signed, not as text in the URL; the model is not asked before the stream opens.
+    url = stream_url_from(html)
+    assert url.startswith("/ask/stream?t=") and "fixtures" not in url
+    assert answerer.questions == []
+    # One question at a time: the form and the suggestions come back disabled, out-of-band.
+    form = re.search(r'<form id="ask-form"[^>]*>.*?</form>', html, re.S).group(0)
+    assert 'hx-swap-oob="true"' in form and "<fieldset disabled>" in form
+    suggestions = re.search(r'<ul id="suggestions".*?</ul>', html, re.S).group(0)
+    assert 'hx-swap-oob="true"' in suggestions
+    assert suggestions.count("disabled>") == suggestions.count("<button") > 0
+
+
+def test_stream_sends_status_progressive_sanitized_text_then_the_final_exchange(app, client):
+    scripted(
+        app,
+        StatusEvent("Searching Lesson 2 of Python Testing with Pytest"),
+        TextEvent("Fixtures give tests <script>alert(1)</script>**setup"),
+        TextEvent("**."),
+        DoneEvent(FINAL),
+    )
+    done, events = ask_streamed(client, "What are fixtures?")
+    names = [name for name, _ in events]
+    assert names[0] == "status" and names[-1] == "done"
+    assert "text" in names and names.index("text") < len(names) - 1
+    assert "Searching Lesson 2 of Python Testing with Pytest" in events[0][1]
+    text = next(data for name, data in events if name == "text")
+    assert "Fixtures give tests" in text and "<script" not in text and "alert(1)" not in text
+    # The final message is the exchange as the page renders it: sources, a commit request, controls enabled.
+    assert re.search(r'<article class="exchange" id="exchange-1">', done)
+    assert "<strong>setup</strong>" in done and '<details class="sources">' in done
+    assert 'href="https://example.com/courses/pytest/lesson-2"' in done
+    assert 'hx-post="/ask/commit" hx-trigger="load"' in done
+    assert "<fieldset>" in done and "disabled>" not in done
+    page = client.get("/").get_data(as_text=True)
+    assert "What are fixtures?" in page and "<strong>setup</strong>" in page
+
+
+def test_extractive_answer_streams_and_the_follow_up_gets_the_history(app, client):
+    done, _ = ask_streamed(client, "What is fixture scope?")
+    assert "Python Testing with Pytest" in done and '<details class="sources">' in done
+    answerer = scripted(app, DoneEvent(FINAL))
+    ask_streamed(client, "And a follow-up?")
+    assert [exchange.question for exchange in answerer.histories[0]] == ["What is fixture scope?"]
+    page = client.get("/").get_data(as_text=True)
+    assert 'id="exchange-1"' in page and 'id="exchange-2"' in page
+
+
+def stream_done(client, question: str) -> str:
+    """Post and read the stream without committing; the final message."""
+    stream = client.get(stream_url_from(post_pending(client, question)))
+    return sse_events(stream.get_data(as_text=True))[-1][1]
+
+
+def test_commit_token_is_accepted_once(app, client):
+    scripted(app, DoneEvent(FINAL))
+    token = commit_token_from(stream_done(client, "Once only?"))
+    first = client.post("/ask/commit", data={"token": token}, headers=HX)
+    assert first.status_code == 200 and 'id="history-note"' in first.get_data(as_text=True)
+    replayed = client.post("/ask/commit", data={"token": token})
+    assert replayed.status_code == 409
+    assert "not saved" in client.post("/ask/commit", data={"token": token}, headers=HX).get_data(as_text=True)
+    page = client.get("/").get_data(as_text=True)
+    assert page.count('<p class="question-text">Once only?</p>') == 1
+
+
+def test_replay_after_a_new_chat_is_refused(app, client):
+    scripted(app, DoneEvent(FINAL))
+    token = commit_token_from(stream_done(client, "Replay me?"))
+    assert client.post("/ask/commit", data={"token": token}).status_code == 200
+    client.post("/new")
+    assert client.post("/ask/commit", data={"token": token}).status_code == 409
+    assert "Replay me?" not in client.get("/").get_data(as_text=True)
+
+
+def test_tampered_or_missing_commit_token_is_refused(app, client):
+    scripted(app, DoneEvent(FINAL))
+    token = commit_token_from(stream_done(client, "Tamper?"))
+    payload, _, signature = token.rpartition(".")
+    forged = payload[:-2] + ("A" if payload[-2] != "A" else "B") + payload[-1] + "." + signature
+    for bad in (forged, token + "x", "", "not-a-token"):
+        assert client.post("/ask/commit", data={"token": bad}).status_code == 409
+    assert "Tamper?" not in client.get("/").get_data(as_text=True)
+
+
+def test_expired_commit_token_is_refused(app, client, monkeypatch):
+    scripted(app, DoneEvent(FINAL))
+    token = commit_token_from(stream_done(client, "Too late?"))
+    monkeypatch.setattr(stream_tokens, "COMMIT_MAX_AGE", -1)
+    response = client.post("/ask/commit", data={"token": token}, headers={"Accept": "application/json"})
+    assert response.status_code == 409
+    assert response.get_json()["error"].startswith("This answer was not saved")
+
+
+def test_commit_token_from_another_browser_is_refused(app, client):
+    scripted(app, DoneEvent(FINAL))
+    token = commit_token_from(stream_done(client, "Mine?"))
+    other = app.test_client()
+    other.post("/ask", data={"question": "Theirs?"})  # their turn moved on
+    assert other.post("/ask/commit", data={"token": token}).status_code == 409
+
+
+def test_commit_needs_the_csrf_token(make_app):
+    app = make_app()
+    scripted(app, DoneEvent(FINAL))
+    client = app.test_client()
+    csrf = csrf_from(client.get("/").get_data(as_text=True))
+    headers = {"X-CSRFToken": csrf}
+    pending = client.post("/ask", data={"question": "Safe?"}, headers={**HX, **headers})
+    done = sse_events(client.get(stream_url_from(pending.get_data(as_text=True))).get_data(as_text=True))
+    token = commit_token_from(done[-1][1])
+    assert client.post("/ask/commit", data={"token": token}).status_code == 400
+    assert "Safe?" not in client.get("/").get_data(as_text=True)
+    assert client.post("/ask/commit", data={"token": token}, headers={**HX, **headers}).status_code == 200
+
+
+def test_bad_or_expired_stream_link_ends_the_stream_with_a_message(app, client, monkeypatch):
+    answerer = scripted(app, DoneEvent(FINAL))
+    for url in ("/ask/stream?t=forged", "/ask/stream"):
+        response = client.get(url)
+        assert response.status_code == 200 and response.mimetype == "text/event-stream"
+        [(name, data)] = sse_events(response.get_data(as_text=True))
+        assert name == "done" and "This question has expired" in data
+    url = stream_url_from(post_pending(client, "Stale?"))
+    monkeypatch.setattr(stream_tokens, "ASK_MAX_AGE", -1)
+    assert "This question has expired" in client.get(url).get_data(as_text=True)
+    assert answerer.questions == []
+
+
+def test_error_mid_stream_ends_in_the_friendly_message_and_try_again(app, client):
+    scripted(app, TextEvent("Half an ans"), ModelUnavailable("The assistant is unavailable right now."))
+    done, events = ask_streamed(client, "Will this fail?")
+    assert [name for name, _ in events] == ["text", "done"]
+    assert 'class="message message-error" role="alert"' in done
+    assert "The assistant is unavailable right now." in done and "Try again" in done
+    assert 'name="question" value="Will this fail?"' in done and 'hx-target="closest .exchange"' in done
+    assert "/ask/commit" not in done
+    assert "Will this fail?" not in client.get("/").get_data(as_text=True)
+
+
+def test_unexpected_error_mid_stream_shows_no_internals(app, client, caplog):
+    scripted(app, RuntimeError("secret internal path /srv/x"))
+    done, _ = ask_streamed(client, "Crash?")
+    assert "Something went wrong" in done and "/srv/x" not in done
+    assert "secret internal path" in caplog.text
+
+
+def test_a_client_that_goes_away_stops_the_answer(app, client):
+    answerer = scripted(app, TextEvent("First words"), TextEvent(" never sent"), DoneEvent(FINAL))
+    url = stream_url_from(post_pending(client, "Long one?"))
+    response = client.get(url, buffered=False)
+    first = next(iter(response.response))
+    assert b"First words" in first and not answerer.closed.is_set()
+    response.close()  # what the WSGI server does when the client disconnects
+    assert answerer.closed.is_set()
+
+
+def test_api_query_streams_the_same_events_as_json(app, client):
+    scripted(
+        app, StatusEvent("Searching"), TextEvent("Fixtures give "), TextEvent("setup."), DoneEvent(FINAL)
+    )
+    response = client.post("/api/query", json={"query": "What are fixtures?", "stream": True})
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    events = [(name, json.loads(data)) for name, data in sse_events(response.get_data(as_text=True))]
+    assert events[:3] == [
+        ("status", {"text": "Searching"}),
+        ("text", {"text": "Fixtures give "}),
+        ("text", {"text": "setup."}),
+    ]
+    name, final = events[-1]
+    assert name == "done" and final["answer"] == FINAL.markdown
+    assert final["sources"] == ["Python Testing with Pytest – Lesson 2"]
+    # The session_id continues the conversation, as without streaming.
+    answerer = scripted(app, DoneEvent(FINAL))
+    client.post("/api/query", json={"query": "More?", "session_id": final["session_id"]})
+    assert [exchange.question for exchange in answerer.histories[0]] == ["What are fixtures?"]
+
+
+def test_api_stream_error_is_the_last_event_without_internals(app, client):
+    scripted(app, TextEvent("Partial"), RuntimeError("internal detail /srv/x"))
+    response = client.post("/api/query", json={"query": "Crash?", "stream": True})
+    events = sse_events(response.get_data(as_text=True))
+    name, data = events[-1]
+    assert name == "error" and "/srv/x" not in data
+    assert json.loads(data)["status"] == 500
+
+
+def test_api_stream_flag_must_be_a_boolean(app, client):
+    answerer = scripted(app, DoneEvent(FINAL))
+    response = client.post("/api/query", json={"query": "Hi?", "stream": "yes"})
+    assert response.status_code == 400 and "stream" in response.get_json()["detail"]
+    assert answerer.questions == []
