@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any, NamedTuple
 
 HX = {"HX-Request": "true"}
 SEARCH_TOOL = "search_course_content"
@@ -66,8 +67,21 @@ def commit_token_from(html: str) -> str:
     return match.group(1)
 
 
-def ask_streamed(client, question: str, headers: dict | None = None) -> tuple[str, list[tuple[str, str]]]:
-    """Ask as the page does with JavaScript: post, read the stream, commit; the last message and all."""
+class Streamed(NamedTuple):
+    """What the page gets for one question with JavaScript on."""
+
+    done: str  # the last stream message
+    events: list[tuple[str, str]]  # every stream message
+    commit: Any  # the commit's response (None when nothing was committed)
+
+    @property
+    def committed(self) -> str:
+        """The commit's response body ("" when nothing was committed)."""
+        return self.commit.get_data(as_text=True) if self.commit is not None else ""
+
+
+def ask_streamed(client, question: str, headers: dict | None = None) -> Streamed:
+    """Ask as the page does with JavaScript: post, read the stream, commit."""
     pending = client.post("/ask", data={"question": question}, headers={**HX, **(headers or {})})
     assert pending.status_code == 200, pending.get_data(as_text=True)
     stream = client.get(stream_url_from(pending.get_data(as_text=True)))
@@ -75,7 +89,8 @@ def ask_streamed(client, question: str, headers: dict | None = None) -> tuple[st
     events = sse_events(stream.get_data(as_text=True))
     name, done = events[-1]
     assert name == "done"
-    if 'hx-post="/ask/commit"' in done:
-        committed = client.post("/ask/commit", data={"token": commit_token_from(done)}, headers=HX)
-        assert committed.status_code == 200
-    return done, events
+    if 'hx-post="/ask/commit"' not in done:
+        return Streamed(done, events, None)
+    committed = client.post("/ask/commit", data={"token": commit_token_from(done)}, headers=HX)
+    assert committed.status_code == 200
+    return Streamed(done, events, committed)

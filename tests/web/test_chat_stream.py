@@ -70,7 +70,7 @@ def test_stream_sends_status_progressive_sanitized_text_then_the_final_exchange(
         TextEvent("**."),
         DoneEvent(FINAL),
     )
-    done, events = ask_streamed(client, "What are fixtures?")
+    done, events, _ = ask_streamed(client, "What are fixtures?")
     names = [name for name, _ in events]
     assert names[0] == "status" and names[-1] == "done"
     assert "text" in names and names.index("text") < len(names) - 1
@@ -88,7 +88,7 @@ def test_stream_sends_status_progressive_sanitized_text_then_the_final_exchange(
 
 
 def test_extractive_answer_streams_and_the_follow_up_gets_the_history(app, client):
-    done, _ = ask_streamed(client, "What is fixture scope?")
+    done = ask_streamed(client, "What is fixture scope?").done
     assert "Python Testing with Pytest" in done and '<details class="sources">' in done
     answerer = scripted(app, DoneEvent(FINAL))
     ask_streamed(client, "And a follow-up?")
@@ -180,7 +180,7 @@ def test_bad_or_expired_stream_link_ends_the_stream_with_a_message(app, client, 
 
 def test_error_mid_stream_ends_in_the_friendly_message_and_try_again(app, client):
     scripted(app, TextEvent("Half an ans"), ModelUnavailable("The assistant is unavailable right now."))
-    done, events = ask_streamed(client, "Will this fail?")
+    done, events, _ = ask_streamed(client, "Will this fail?")
     assert [name for name, _ in events] == ["text", "done"]
     assert 'class="message message-error" role="alert"' in done
     assert "The assistant is unavailable right now." in done and "Try again" in done
@@ -191,7 +191,7 @@ def test_error_mid_stream_ends_in_the_friendly_message_and_try_again(app, client
 
 def test_unexpected_error_mid_stream_shows_no_internals(app, client, caplog):
     scripted(app, RuntimeError("secret internal path /srv/x"))
-    done, _ = ask_streamed(client, "Crash?")
+    done = ask_streamed(client, "Crash?").done
     assert "Something went wrong" in done and "/srv/x" not in done
     assert "secret internal path" in caplog.text
 
