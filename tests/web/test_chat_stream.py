@@ -241,3 +241,20 @@ def test_api_stream_flag_must_be_a_boolean(app, client):
     response = client.post("/api/query", json={"query": "Hi?", "stream": "yes"})
     assert response.status_code == 400 and "stream" in response.get_json()["detail"]
     assert answerer.questions == []
+
+
+def test_the_commit_may_land_on_another_worker(app, client, tmp_path, docs_dir):
+    # A second app from the same settings (one SECRET_KEY) stands for another gunicorn worker.
+    from app import create_app
+    from tests.conftest import make_config
+
+    other = create_app(make_config(tmp_path, docs_dir))
+    other.config.update(TESTING=True, WTF_CSRF_ENABLED=False)
+    scripted(app, DoneEvent(FINAL))
+    token = commit_token_from(stream_done(client, "Across workers?"))
+    other_client = other.test_client()
+    other_client.set_cookie("session", client.get_cookie("session").value)
+    assert other_client.post("/ask/commit", data={"token": token}).status_code == 200
+    client.set_cookie("session", other_client.get_cookie("session").value)
+    assert "Across workers?" in client.get("/").get_data(as_text=True)
+    assert client.post("/ask/commit", data={"token": token}).status_code == 409
