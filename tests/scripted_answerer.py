@@ -5,8 +5,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
-from app.assistant.models import AnswerEvent, Exchange
+from app.assistant.models import AnswerEvent, Exchange, Source
 
+# A lesson of the test library, as an answer would cite it.
+FIXTURES_SOURCE = Source(
+    label="Python Testing with Pytest – Lesson 2: Fixtures",
+    course_title="Python Testing with Pytest",
+    lesson_number=2,
+    lesson_title="Fixtures",
+    lesson_link="https://example.com/courses/pytest/lesson-2",
+    snippet="Fixtures provide setup.",
+)
 # A test that forgets to open the gate fails instead of hanging the suite.
 GATE_TIMEOUT = 30
 

@@ -5,19 +5,11 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from app.assistant.models import Answer, DoneEvent, Source, StatusEvent, TextEvent
+from app.assistant.models import Answer, DoneEvent, StatusEvent, TextEvent
 from tests.e2e.conftest import serve
-from tests.scripted_answerer import ScriptedAnswerer, use_answerer
+from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
 
 pytestmark = pytest.mark.e2e
-
-SOURCE = Source(
-    label="Python Testing with Pytest – Lesson 2: Fixtures",
-    course_title="Python Testing with Pytest",
-    lesson_number=2,
-    lesson_title="Fixtures",
-    lesson_link="https://example.com/courses/pytest/lesson-2",
-)
 
 
 def long_answer(words: int = 450) -> str:
@@ -44,7 +36,9 @@ def test_question_shows_first_and_words_stream_before_the_model_is_done(browser,
             StatusEvent("Searching Lesson 2 of Python Testing with Pytest"),
             TextEvent("First words of the answer"),
             TextEvent(", then the rest."),
-            DoneEvent(Answer(markdown="First words of the answer, then the rest.", sources=[SOURCE])),
+            DoneEvent(
+                Answer(markdown="First words of the answer, then the rest.", sources=[FIXTURES_SOURCE])
+            ),
         ],
         hold_at=2,  # the model "thinks" after its first words until the test lets it go on
     )
@@ -101,7 +95,9 @@ def test_after_long_answers_the_new_exchange_starts_in_view(browser, streaming_a
 
 def test_one_long_answer_in_a_new_chat_is_not_called_trimmed(browser, streaming_app):
     text = long_answer(900)
-    use_answerer(streaming_app, ScriptedAnswerer([DoneEvent(Answer(markdown=text, sources=[SOURCE]))]))
+    use_answerer(
+        streaming_app, ScriptedAnswerer([DoneEvent(Answer(markdown=text, sources=[FIXTURES_SOURCE]))])
+    )
     with serve(streaming_app) as base:
         page = browser.new_page()
         page.goto(base)

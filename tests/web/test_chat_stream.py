@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 
-from app.assistant.models import Answer, DoneEvent, Source, StatusEvent, TextEvent
+from app.assistant.models import Answer, DoneEvent, StatusEvent, TextEvent
 from app.errors import ModelUnavailable
 from app.web import stream_tokens
-from tests.scripted_answerer import ScriptedAnswerer, use_answerer
+from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
 from tests.web.support import (
     HX,
     ask_streamed,
@@ -18,15 +18,7 @@ from tests.web.support import (
     stream_url_from,
 )
 
-SOURCE = Source(
-    label="Python Testing with Pytest – Lesson 2: Fixtures",
-    course_title="Python Testing with Pytest",
-    lesson_number=2,
-    lesson_title="Fixtures",
-    lesson_link="https://example.com/courses/pytest/lesson-2",
-    snippet="Fixtures provide setup.",
-)
-FINAL = Answer(markdown="Fixtures give tests **setup**.[^1]", sources=[SOURCE])
+FINAL = Answer(markdown="Fixtures give tests **setup**.[^1]", sources=[FIXTURES_SOURCE])
 
 
 def scripted(app, *events, hold_at=None) -> ScriptedAnswerer:
