@@ -1,4 +1,5 @@
-"""Latency of POST /ask (htmx) via the Flask test client, fake Claude with zero delay: the server's cost."""
+"""Latency of POST /ask (no JavaScript: answer, store, redirect) via the Flask test client, fake Claude with
+zero delay: the server's cost. Streamed answers are timed by bench.stream_latency."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 N = 200
 WARMUP = 5
-HX = {"HX-Request": "true"}
 QUESTIONS = (
     "What does the first lesson cover?",
     "How do I get started?",
@@ -35,9 +35,9 @@ def measure(client, script: Callable[[int], None], count: int) -> list[float]:
         script(number)
         question = QUESTIONS[number % len(QUESTIONS)]
         start = time.perf_counter()
-        response = client.post("/ask", data={"question": question}, headers=HX)
+        response = client.post("/ask", data={"question": question})
         elapsed = (time.perf_counter() - start) * 1000
-        if response.status_code != 200 or b"<article" not in response.data:
+        if response.status_code != 303:
             raise SystemExit(
                 f"POST /ask failed ({response.status_code}): {response.get_data(as_text=True)[:300]}"
             )
@@ -91,7 +91,7 @@ def main(count: int = N) -> None:
     finally:
         fake.stop()
 
-    print(f"POST /ask (HX-Request) via Flask test client, fake Claude with zero delay, N={count}")
+    print(f"POST /ask (plain form, 303) via Flask test client, fake Claude with zero delay, N={count}")
     print(f"{'case':<26} {'median ms':>10} {'p95 ms':>8} {'min ms':>8}")
     for label, median, p95_ms, low in rows:
         print(f"{label:<26} {median:>10.1f} {p95_ms:>8.1f} {low:>8.1f}")
