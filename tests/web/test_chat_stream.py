@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from app.assistant.models import Answer, DoneEvent, StatusEvent, TextEvent
 from app.errors import ModelUnavailable
@@ -250,3 +251,16 @@ def test_the_commit_may_land_on_another_worker(app, client, tmp_path, docs_dir):
     client.set_cookie("session", other_client.get_cookie("session").value)
     assert "Across workers?" in client.get("/").get_data(as_text=True)
     assert client.post("/ask/commit", data={"token": token}).status_code == 409
+
+
+def test_sse_extension_is_vendored_for_the_same_htmx_major_with_its_licence(client):
+    static = Path(__file__).resolve().parents[2] / "static"
+    first_line = (static / "htmx-ext-sse.min.js").read_text(encoding="utf-8").splitlines()[0]
+    htmx_line = (static / "htmx.min.js").read_text(encoding="utf-8").splitlines()[0]
+    sse_major = re.search(r"htmx-ext-sse (\d+)\.", first_line).group(1)
+    htmx_major = re.search(r"htmx\.org (\d+)\.", htmx_line).group(1)
+    assert sse_major == htmx_major and "0BSD" in first_line
+    assert "BSD Zero Clause License" in (static / "htmx-ext-sse.LICENSE").read_text(encoding="utf-8")
+    # The chat page loads it after htmx (both deferred, so in order).
+    html = client.get("/").get_data(as_text=True)
+    assert html.index("/static/htmx.min.js") < html.index("/static/htmx-ext-sse.min.js")
