@@ -74,7 +74,7 @@ def ask():
         return render_template(
             "_ask_pending.html",
             question=question,
-            number=len(history.exchanges) + 1,
+            number=last_number(history) + 1,
             stream_url=url_for(".stream", t=ask_token(question)),
             **_controls_context(pending=True),
         )
@@ -83,14 +83,14 @@ def ask():
     answer = services().assistant.answer(question, history.for_model(settings().max_history))
     stored = _commit(Exchange(question=question, answer=answer.markdown, sources=answer.sources), history)
     # Land on the new exchange, not the top of the page.
-    return redirect(url_for(".index", _anchor=f"exchange-{len(stored.exchanges)}"), 303)
+    return redirect(url_for(".index", _anchor=f"exchange-{last_number(stored)}"), 303)
 
 
 @bp.get("/ask/stream")
 def stream():
     """The answer to a question posted before, as Server-Sent Events (see chat_stream.chat_messages)."""
     history = load_history()
-    number = len(history.exchanges) + 1
+    number = last_number(history) + 1
     form = _controls_context(pending=False)
     try:
         question = read_ask_token(request.args.get("t", ""))
@@ -159,6 +159,7 @@ def _page(history: History, form_error: str | None = None, form_value: str = "")
         courses_error=courses_error,
         suggestions=suggested_questions(courses),
         history=history,
+        first_number=last_number(history) - len(history.exchanges) + 1,
         mode=assistant.mode,
         model=assistant.model,
         error=form_error,
@@ -173,6 +174,13 @@ def _courses() -> tuple[list[CourseRecord], str | None]:
         return services().index.courses(), None
     except AppError as exc:
         return [], exc.message
+
+
+def last_number(history: History) -> int:
+    """The number of the newest exchange, whose element id is exchange-N."""
+    # Counted by commits, not by what the history keeps: a page still showing trimmed exchanges gets no
+    # duplicate ids, and a new chat does not reuse anchors.
+    return max(current_turn(), len(history.exchanges))
 
 
 def _commit(exchange: Exchange, history: History) -> History:

@@ -264,3 +264,15 @@ def test_sse_extension_is_vendored_for_the_same_htmx_major_with_its_licence(clie
     # The chat page loads it after htmx (both deferred, so in order).
     html = client.get("/").get_data(as_text=True)
     assert html.index("/static/htmx.min.js") < html.index("/static/htmx-ext-sse.min.js")
+
+
+def test_exchange_ids_stay_unique_when_the_history_trims(app, client):
+    scripted(app, DoneEvent(FINAL))
+    for number in range(1, 4):  # MAX_HISTORY is 2
+        done = ask_streamed(client, f"Question {number}?").done
+        assert f'id="exchange-{number}"' in done
+    page = client.get("/").get_data(as_text=True)
+    assert re.findall(r'id="(exchange-\d+)"', page) == ["exchange-2", "exchange-3"]
+    assert 'id="exchange-4"' in post_pending(client, "Question 4?")
+    plain = client.post("/ask", data={"question": "Question 4?"})
+    assert plain.headers["Location"] == "/#exchange-4"
