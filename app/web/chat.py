@@ -92,13 +92,16 @@ def stream():
     history = load_history()
     number = last_number(history) + 1
     form = _controls_context(pending=False)
+    # An EventSource retries anything but a finished stream: refusals are a last message, not a 4xx.
     try:
         question = read_ask_token(request.args.get("t", ""))
     except TokenRefused:
-        # An EventSource retries anything but a finished stream: refuse with a last message, not a 4xx.
         expired = BadRequest("This question has expired. Please ask it again.")
         return sse_response(iter([sse_message("done", failed_html(expired, "", number, form))]))
-    events = services().assistant.stream(question, history.for_model(settings().max_history))
+    try:
+        events = services().assistant.stream(question, history.for_model(settings().max_history))
+    except AppError as exc:  # e.g. MAX_QUESTION_CHARS lowered since the question was posted
+        return sse_response(iter([sse_message("done", failed_html(exc, question, number, form))]))
     return sse_response(chat_messages(events, question, current_turn(), number, form))
 
 

@@ -27,16 +27,19 @@ def chat_messages(
     page to commit it. When the client goes away the server closes this generator (GeneratorExit at a
     yield); the `finally` then closes the answerer's stream, which stops the model call.
     """
-    text, rendered_at = "", float("-inf")
+    text, shown, rendered_at = "", "", float("-inf")
     try:
         for event in events:
             if isinstance(event, StatusEvent):
+                if text != shown:  # a tool round may take long: show the text held back by the cadence
+                    shown = text
+                    yield sse_message("text", str(render_markdown(text)))
                 yield sse_message("status", render_template("_stream_status.html", status=event.text))
             elif isinstance(event, TextEvent):
                 text += event.text
                 now = time.monotonic()
                 if now - rendered_at >= RENDER_EVERY_SECONDS:
-                    rendered_at = now
+                    shown, rendered_at = text, now
                     yield sse_message("text", str(render_markdown(text)))
             elif isinstance(event, DoneEvent):
                 answer = event.answer

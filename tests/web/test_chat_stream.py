@@ -276,3 +276,28 @@ def test_exchange_ids_stay_unique_when_the_history_trims(app, client):
     assert 'id="exchange-4"' in post_pending(client, "Question 4?")
     plain = client.post("/ask", data={"question": "Question 4?"})
     assert plain.headers["Location"] == "/#exchange-4"
+
+
+def test_text_held_back_by_the_cadence_shows_before_a_new_status(app, client):
+    scripted(
+        app, TextEvent("Let me look "), TextEvent("that up."), StatusEvent("Searching"), DoneEvent(FINAL)
+    )
+    events = ask_streamed(client, "Look it up?").events
+    names = [name for name, _ in events]
+    # Both pieces come within 100 ms: the second is rendered when the status arrives, not after the search.
+    last_text = max(index for index, name in enumerate(names) if name == "text")
+    assert "that up." in events[last_text][1]
+    assert names[last_text + 1] == "status"
+
+
+def test_a_question_the_settings_now_refuse_ends_the_stream_with_a_message(make_app):
+    app = make_app(MAX_QUESTION_CHARS=10)
+    app.config["WTF_CSRF_ENABLED"] = False
+    scripted(app, DoneEvent(FINAL))
+    client = app.test_client()
+    with app.test_request_context():
+        from flask import url_for
+
+        url = url_for("chat.stream", t=stream_tokens.ask_token("A question far too long now?"))
+    [(name, data)] = sse_events(client.get(url).get_data(as_text=True))
+    assert name == "done" and "up to 10 characters" in data
