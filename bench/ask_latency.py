@@ -9,10 +9,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
+from bench import ROOT, bench_app
+
 N = 200
 WARMUP = 5
 QUESTIONS = (
@@ -49,24 +48,12 @@ def main(count: int = N) -> None:
     """Index the sample docs into a temp folder, then time POST /ask with and without one search round."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, str(ROOT))  # tests.fake_claude is the scripted Messages API the tests use
-    from app import create_app
     from tests.fake_claude import FakeClaude
 
     fake = FakeClaude().start()
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            app = create_app(
-                {
-                    "SECRET_KEY": "bench",
-                    "INSTANCE_PATH": str(Path(tmp) / "instance"),
-                    "DOCS_DIR": str(DOCS),
-                    "CHROMA_HOST": None,
-                    "ANTHROPIC_API_KEY": "bench-key",
-                    "ANTHROPIC_BASE_URL": fake.url,
-                    "RATELIMIT_ENABLED": False,
-                }
-            )
-            app.config["WTF_CSRF_ENABLED"] = False
+            app = bench_app(tmp, ANTHROPIC_API_KEY="bench-key", ANTHROPIC_BASE_URL=fake.url)
             app.extensions["services"].indexer.sync()
             client = app.test_client()
             answer = "A short **markdown** answer citing the lesson.\n\n- one point\n- another point"

@@ -9,10 +9,9 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
+from bench import ROOT, bench_app
+
 N = 100
 WARMUP = 5
 HX = {"HX-Request": "true"}
@@ -64,24 +63,13 @@ def main(count: int = N) -> None:
     """Index the sample docs into a temp folder, then time streamed and plain answers of a scripted model."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, str(ROOT))  # tests.scripted_answerer is the stand-in model the tests use
-    from app import create_app
     from app.assistant.models import Answer, DoneEvent, TextEvent
     from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
 
     events = [TextEvent(piece) for piece in PIECES]
     events.append(DoneEvent(Answer(markdown="".join(PIECES), sources=[FIXTURES_SOURCE])))
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app(
-            {
-                "SECRET_KEY": "bench",
-                "INSTANCE_PATH": str(Path(tmp) / "instance"),
-                "DOCS_DIR": str(DOCS),
-                "CHROMA_HOST": None,
-                "ANTHROPIC_API_KEY": None,
-                "RATELIMIT_ENABLED": False,
-            }
-        )
-        app.config["WTF_CSRF_ENABLED"] = False
+        app = bench_app(tmp)
         use_answerer(app, ScriptedAnswerer(events))
         client = app.test_client()
         for _ in range(WARMUP):
