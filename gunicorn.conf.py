@@ -9,7 +9,8 @@ from app.config import load_settings
 _settings = load_settings()
 
 bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
-# A Claude call is slow I/O: threads, not processes, carry the concurrency.
+# A Claude call is slow I/O: threads, not processes, carry the concurrency. A streamed answer holds its
+# thread until its last event, so one worker serves at most `threads` answers (streamed or not) at once.
 worker_class = "gthread"
 threads = 8
 workers = int(os.environ.get("WEB_CONCURRENCY") or 1)

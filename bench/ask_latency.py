@@ -1,4 +1,5 @@
-"""Latency of POST /ask (htmx) via the Flask test client, fake Claude with zero delay: the server's cost."""
+"""Latency of POST /ask (no JavaScript: answer, store, redirect) via the Flask test client, fake Claude with
+zero delay: the server's cost. Streamed answers are timed by bench.stream_latency."""
 
 from __future__ import annotations
 
@@ -8,13 +9,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
+from bench import ROOT, bench_app
+
 N = 200
 WARMUP = 5
-HX = {"HX-Request": "true"}
 QUESTIONS = (
     "What does the first lesson cover?",
     "How do I get started?",
@@ -35,9 +34,9 @@ def measure(client, script: Callable[[int], None], count: int) -> list[float]:
         script(number)
         question = QUESTIONS[number % len(QUESTIONS)]
         start = time.perf_counter()
-        response = client.post("/ask", data={"question": question}, headers=HX)
+        response = client.post("/ask", data={"question": question})
         elapsed = (time.perf_counter() - start) * 1000
-        if response.status_code != 200 or b"<article" not in response.data:
+        if response.status_code != 303:
             raise SystemExit(
                 f"POST /ask failed ({response.status_code}): {response.get_data(as_text=True)[:300]}"
             )
@@ -49,24 +48,12 @@ def main(count: int = N) -> None:
     """Index the sample docs into a temp folder, then time POST /ask with and without one search round."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, str(ROOT))  # tests.fake_claude is the scripted Messages API the tests use
-    from app import create_app
     from tests.fake_claude import FakeClaude
 
     fake = FakeClaude().start()
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            app = create_app(
-                {
-                    "SECRET_KEY": "bench",
-                    "INSTANCE_PATH": str(Path(tmp) / "instance"),
-                    "DOCS_DIR": str(DOCS),
-                    "CHROMA_HOST": None,
-                    "ANTHROPIC_API_KEY": "bench-key",
-                    "ANTHROPIC_BASE_URL": fake.url,
-                    "RATELIMIT_ENABLED": False,
-                }
-            )
-            app.config["WTF_CSRF_ENABLED"] = False
+            app = bench_app(tmp, ANTHROPIC_API_KEY="bench-key", ANTHROPIC_BASE_URL=fake.url)
             app.extensions["services"].indexer.sync()
             client = app.test_client()
             answer = "A short **markdown** answer citing the lesson.\n\n- one point\n- another point"
@@ -91,7 +78,7 @@ def main(count: int = N) -> None:
     finally:
         fake.stop()
 
-    print(f"POST /ask (HX-Request) via Flask test client, fake Claude with zero delay, N={count}")
+    print(f"POST /ask (plain form, 303) via Flask test client, fake Claude with zero delay, N={count}")
     print(f"{'case':<26} {'median ms':>10} {'p95 ms':>8} {'min ms':>8}")
     for label, median, p95_ms, low in rows:
         print(f"{label:<26} {median:>10.1f} {p95_ms:>8.1f} {low:>8.1f}")

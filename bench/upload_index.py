@@ -9,8 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
+from bench import DOCS, bench_app
+
 UPLOAD = DOCS / "flask_htmx.docx"
 PASSWORD = "bench-password"
 ROUNDS = 5
@@ -45,7 +45,6 @@ def remove(app, client) -> None:
 def main(rounds: int = ROUNDS) -> None:
     """Index three sample courses, then upload the fourth (DOCX) several times, deleting it in between."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from app import create_app
 
     with tempfile.TemporaryDirectory() as tmp:
         docs = Path(tmp) / "docs"
@@ -53,18 +52,7 @@ def main(rounds: int = ROUNDS) -> None:
         for path in DOCS.iterdir():
             if path.name != UPLOAD.name and path.suffix != ".md":
                 shutil.copy(path, docs / path.name)
-        app = create_app(
-            {
-                "SECRET_KEY": "bench",
-                "INSTANCE_PATH": str(Path(tmp) / "instance"),
-                "DOCS_DIR": str(docs),
-                "CHROMA_HOST": None,
-                "ANTHROPIC_API_KEY": None,
-                "ADMIN_PASSWORD": PASSWORD,
-                "RATELIMIT_ENABLED": False,
-            }
-        )
-        app.config["WTF_CSRF_ENABLED"] = False
+        app = bench_app(tmp, docs, ADMIN_PASSWORD=PASSWORD)
         services = app.extensions["services"]
         services.indexer.sync()
         client = app.test_client()

@@ -323,8 +323,10 @@ def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
 
         def _client_gone(self, wait: float) -> bool:
             """Whether the client closed its end, waiting up to `wait` seconds to find out."""
-            readable, _, _ = select.select([self.connection], [], [], wait)
-            if not readable:
+            # poll, not select: a long test session's descriptors outgrow select's limit of 1024.
+            poller = select.poll()
+            poller.register(self.connection, select.POLLIN | select.POLLHUP)
+            if not poller.poll(wait * 1000):
                 return False
             try:
                 return self.connection.recv(1, socket.MSG_PEEK) == b""

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from app.assistant.models import Exchange, Source
+from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange, Source, StatusEvent, TextEvent
+from app.assistant.service import final_answer
 from app.errors import AppError, BadRequest, ServiceUnavailable
 from app.extensions import ask_limit, csrf
 from app.links import safe_url
 from app.rules import MAX_PASSAGES, checked_question, recent
 from app.search.serialize import results_json
 from app.services import services, settings
+from app.web.errors import describe
 from app.web.history import decode_exchanges, encode_exchanges
 from app.web.observability import record_answer
+from app.web.sse import close_events, sse_message, sse_response
 
 bp = Blueprint("api", __name__)
 csrf.exempt(bp)
@@ -28,18 +33,51 @@ MAX_SESSION_TOKEN_CHARS = 64_000
 @bp.post("/api/query")
 @ask_limit
 def query():
-    """Answer `query`, continuing the conversation carried by `session_id` when given."""
+    """Answer `query`, continuing the conversation carried by `session_id`; `stream: true` answers as SSE."""
     body = _json_object()
     question = _required_text(body.get("query"), "query")
     history = _load_session(body.get("session_id"))
-    answer = services().assistant.answer(question, history)  # the assistant keeps the last MAX_HISTORY
+    stream = body.get("stream", False)
+    if not isinstance(stream, bool):
+        raise BadRequest("Bad stream.", detail="'stream' must be true or false.")
+    # The assistant keeps the last MAX_HISTORY; a bad question is refused here, before any stream starts.
+    events = services().assistant.stream(question, history)
+    if stream:
+        return sse_response(_query_messages(events, question, history))
+    return jsonify(_query_result(final_answer(events), question, history))
+
+
+def _query_messages(events: Iterator[AnswerEvent], question: str, history: list[Exchange]) -> Iterator[str]:
+    """SSE of the answer events as JSON: `status`, `text` (a markdown piece), then `done` or `error`."""
+    try:
+        for event in events:
+            if isinstance(event, StatusEvent):
+                yield sse_message("status", json.dumps({"text": event.text}))
+            elif isinstance(event, TextEvent):
+                yield sse_message("text", json.dumps({"text": event.text}))
+            elif isinstance(event, DoneEvent):
+                yield sse_message("done", json.dumps(_query_result(event.answer, question, history)))
+                return
+        raise RuntimeError("the answerer ended without an answer")
+    except Exception as exc:  # the headers are sent: the error travels as the last message
+        status, _title, message, detail = describe(exc)
+        if status >= 500:
+            current_app.logger.warning("%s while streaming an API answer: %s", status, exc)
+            detail = message  # as the error handler does: no internals to clients
+        yield sse_message("error", json.dumps({"error": message, "detail": detail, "status": status}))
+    finally:
+        close_events(events)
+
+
+def _query_result(answer: Answer, question: str, history: list[Exchange]) -> dict[str, Any]:
+    """The JSON for a finished answer, with the session_id that continues the conversation."""
     record_answer(answer)
     exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
     history = recent([*history, exchange], settings().max_history)
-    return jsonify(
-        answer=answer.markdown,
-        sources=[short_label(source) for source in answer.sources],
-        citations=[
+    return {
+        "answer": answer.markdown,
+        "sources": [short_label(source) for source in answer.sources],
+        "citations": [
             {
                 "label": source.label,
                 "course": source.course_title,
@@ -49,8 +87,8 @@ def query():
             }
             for source in answer.sources
         ],
-        session_id=_serializer().dumps(encode_exchanges(history)),
-    )
+        "session_id": _serializer().dumps(encode_exchanges(history)),
+    }
 
 
 @bp.get("/api/courses")

@@ -11,11 +11,21 @@ from app.links import safe_url
 from app.rules import question_problem
 from app.search.models import CourseRecord
 from app.services import services, settings
+from app.web.chat_stream import chat_messages, failed_html
 from app.web.history import History, clear_history, load_history, save_history
 from app.web.htmx import is_htmx
 from app.web.markdown import render_answer, render_markdown, source_anchor
 from app.web.observability import record_answer
 from app.web.redirects import safe_local_path
+from app.web.sse import sse_message, sse_response
+from app.web.stream_tokens import (
+    TokenRefused,
+    advance_turn,
+    ask_token,
+    current_turn,
+    read_ask_token,
+    read_commit_token,
+)
 
 bp = Blueprint("chat", __name__)
 
@@ -64,7 +74,7 @@ def index():
 @bp.post("/ask")
 @ask_limit
 def ask():
-    """Answer a question: a fragment for htmx, else store it and go back to the page."""
+    """Ask: for htmx the question at once with its answer streaming; else answer, store and redirect."""
     question = request.form.get("question", "").replace("\r\n", "\n").strip()
     # Checked here too, so the form can show the problem in place, keeping what was typed.
     problem = question_problem(question, settings().max_question_chars)
@@ -75,17 +85,55 @@ def ask():
             )
         return _page(load_history(), form_error=problem, form_value=question), 400
 
-    config = settings()
     history = load_history()
-    # Errors (model down, index down) go to the one error handler, which offers to ask again.
-    answer = services().assistant.answer(question, history.for_model(config.max_history))
+    if is_htmx():
+        return render_template(
+            "_ask_pending.html",
+            question=question,
+            number=last_number(history) + 1,
+            stream_url=url_for(".stream", t=ask_token(question)),
+            **_controls_context(pending=True),
+        )
+    # Without JavaScript: answer in this request. Errors (model down, index down) go to the one error
+    # handler, which offers to ask again.
+    answer = services().assistant.answer(question, history.for_model(settings().max_history))
     record_answer(answer)
-    exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
-    stored = save_history(history.add(exchange, config.max_history))
-    if not is_htmx():
-        return redirect(url_for(".index"), 303)
-    # The exchange is appended; the out-of-band swaps reset the form and update the trim note.
-    return render_template("_ask_response.html", exchange=exchange, history=stored, **_form_context())
+    stored = _commit(Exchange(question=question, answer=answer.markdown, sources=answer.sources), history)
+    # Land on the new exchange, not the top of the page.
+    return redirect(url_for(".index", _anchor=f"exchange-{last_number(stored)}"), 303)
+
+
+@bp.get("/ask/stream")
+def stream():
+    """The answer to a question posted before, as Server-Sent Events (see chat_stream.chat_messages)."""
+    history = load_history()
+    number = last_number(history) + 1
+    form = _controls_context(pending=False)
+    # An EventSource retries anything but a finished stream: refusals are a last message, not a 4xx.
+    try:
+        question = read_ask_token(request.args.get("t", ""))
+    except TokenRefused:
+        expired = BadRequest("This question has expired. Please ask it again.")
+        return sse_response(iter([sse_message("done", failed_html(expired, "", number, form))]))
+    try:
+        events = services().assistant.stream(question, history.for_model(settings().max_history))
+    except AppError as exc:  # e.g. MAX_QUESTION_CHARS lowered since the question was posted
+        return sse_response(iter([sse_message("done", failed_html(exc, question, number, form))]))
+    return sse_response(chat_messages(events, question, current_turn(), number, form))
+
+
+@bp.post("/ask/commit")
+def commit():
+    """Store a streamed exchange in the history cookie, once; a tampered, expired or used token is refused."""
+    try:
+        exchange = read_commit_token(request.form.get("token"))
+    except TokenRefused as exc:
+        raise AppError(
+            "This answer was not saved: it was saved already, or is too old.", detail=str(exc), status=409
+        ) from exc
+    stored = _commit(exchange, load_history())
+    # The trim note may change with the new exchange; nothing else on the page does.
+    return render_template("_history_note.html", oob=True, history=stored)
 
 
 @bp.post("/new")
@@ -141,6 +189,7 @@ def _page(history: History, form_error: str | None = None, form_value: str = "")
         suggestions=suggested_questions(courses),
         sidebar_lessons=SIDEBAR_LESSONS,
         history=history,
+        first_number=last_number(history) - len(history.exchanges) + 1,
         mode=assistant.mode,
         model=assistant.model,
         error=form_error,
@@ -155,6 +204,24 @@ def _courses() -> tuple[list[CourseRecord], str | None]:
         return services().index.courses(), None
     except AppError as exc:
         return [], exc.message
+
+
+def last_number(history: History) -> int:
+    """The number of the newest exchange, whose element id is exchange-N."""
+    # Counted by commits, not by what the history keeps: a page still showing trimmed exchanges gets no
+    # duplicate ids, and a new chat does not reuse anchors.
+    return max(current_turn(), len(history.exchanges))
+
+
+def _commit(exchange: Exchange, history: History) -> History:
+    """Append an exchange to the stored history (spending every commit token issued so far)."""
+    advance_turn()
+    return save_history(history.add(exchange, settings().max_history))
+
+
+def _controls_context(pending: bool) -> dict:
+    """What the question form and the suggestions need when sent out-of-band, `pending` or not."""
+    return {"pending": pending, "suggestions": suggested_questions(_courses()[0]), **_form_context()}
 
 
 def _form_context() -> dict:

@@ -126,7 +126,8 @@ def save_history(history: History) -> History:
             # Other session data fills the cookie; keep the history out rather than lose the whole cookie.
             session.pop(SESSION_KEY, None)
             return History([], True)
-        trimmed = True
+        # Shortening the only exchange drops no earlier turn; the note speaks of earlier turns only.
+        trimmed = trimmed or len(exchanges) < len(history.exchanges)
 
 
 def clear_history() -> None:

@@ -34,10 +34,11 @@ def csp_violations(page) -> list[str]:
 
 
 def ask(page, question: str, exchanges: int) -> None:
-    """Type a question, press Ask and wait until the conversation holds `exchanges` exchanges."""
+    """Type a question, press Ask and wait until the conversation holds `exchanges` finished exchanges."""
     page.get_by_label("Your question").fill(question)
     page.get_by_role("button", name="Ask", exact=True).click()
     expect(page.locator("article.exchange")).to_have_count(exchanges)
+    expect(page.locator("article.exchange[aria-busy]")).to_have_count(0)
 
 
 def start_new_chat(page) -> None:
@@ -75,10 +76,14 @@ def test_chat_with_javascript(browser, live_server, fake_claude, tmp_path):
     question = page.get_by_label("Your question")
     question.fill("What is cosine similarity?")
     question.press("Enter")
-    expect(page.locator("#ask-indicator")).to_be_visible()
+    # The question shows at once, the answer is pending, and no second question can be asked meanwhile.
+    expect(page.locator("article.exchange .question-text")).to_have_text("What is cosine similarity?")
+    expect(page.locator("article.exchange[aria-busy] .stream-status")).to_be_visible()
     expect(page.locator("#question")).to_be_disabled()
+    expect(page.locator("button.suggestion").first).to_be_disabled()
     fake_claude.release()
     expect(page.locator("article.exchange")).to_have_count(1)
+    expect(page.locator("article.exchange[aria-busy]")).to_have_count(0)
     # The form came back fresh: empty, enabled and focused for the next question.
     expect(page.locator("#question")).to_have_value("")
     expect(page.locator("#question")).to_be_enabled()
@@ -102,6 +107,7 @@ def test_chat_with_javascript(browser, live_server, fake_claude, tmp_path):
     fake_claude.enqueue_text("A fresh start.")
     page.locator("button.suggestion").first.click()
     expect(page.locator("article.exchange")).to_have_count(1)
+    expect(page.locator("article.exchange[aria-busy]")).to_have_count(0)
     assert len(user_questions(fake_claude)) == 1
     assert violations == []
     page.close()
@@ -116,12 +122,14 @@ def test_chat_without_javascript(browser, live_server, fake_claude, tmp_path):
     fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "fixture scope"})
     fake_claude.enqueue_text("The **fixture scope** decides how often a fixture is created.")
     ask(page, "What is fixture scope?", exchanges=1)  # a plain POST, then 303 back to the page
+    assert page.url == f"{live_server}/#exchange-1"  # the page lands on the new exchange
     check_answer_and_sources(page, "decides how often a fixture is created")
     expect(page.locator("#question")).to_have_value("")
     shot(page, tmp_path / "1-answer-nojs.png")
 
     fake_claude.enqueue_text("Once per test function, unless you choose a wider scope.")
     ask(page, "What is the default?", exchanges=2)
+    assert page.url == f"{live_server}/#exchange-2"
     expect(page.locator("article.exchange").last).to_contain_text("Once per test function")
     assert user_questions(fake_claude) == ["What is fixture scope?", "What is the default?"]
     shot(page, tmp_path / "2-follow-up-nojs.png")

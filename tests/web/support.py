@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any, NamedTuple
 
 HX = {"HX-Request": "true"}
 SEARCH_TOOL = "search_course_content"
@@ -33,3 +34,63 @@ def user_turns(request_body: dict) -> list[str]:
         for m in request_body["messages"]
         if m["role"] == "user" and isinstance(m["content"], str)
     ]
+
+
+def sse_events(body: str) -> list[tuple[str, str]]:
+    """The (event, data) pairs of a text/event-stream body, multi-line data joined as a browser does."""
+    events = []
+    for block in body.split("\n\n"):
+        name, data = "message", []
+        for line in block.split("\n"):
+            if line.startswith("event: "):
+                name = line[len("event: ") :]
+            elif line.startswith("data: "):
+                data.append(line[len("data: ") :])
+        if data:
+            events.append((name, "\n".join(data)))
+    return events
+
+
+def stream_url_from(html: str) -> str:
+    """The SSE URL of the pending exchange in an htmx answer to /ask."""
+    match = re.search(r'sse-connect="([^"]+)"', html)
+    assert match, "no pending exchange in the response"
+    return match.group(1).replace("&amp;", "&")
+
+
+def commit_token_from(html: str) -> str:
+    """The commit token that the final stream message posts back."""
+    match = re.search(r"hx-vals='\{&#34;token&#34;: &#34;([^&]+)&#34;\}'", html)
+    if not match:
+        match = re.search(r"hx-vals='\{\"token\": \"([^\"]+)\"\}'", html)
+    assert match, "no commit request in the final message"
+    return match.group(1)
+
+
+class Streamed(NamedTuple):
+    """What the page gets for one question with JavaScript on."""
+
+    done: str  # the last stream message
+    events: list[tuple[str, str]]  # every stream message
+    commit: Any  # the commit's response (None when nothing was committed)
+
+    @property
+    def committed(self) -> str:
+        """The commit's response body ("" when nothing was committed)."""
+        return self.commit.get_data(as_text=True) if self.commit is not None else ""
+
+
+def ask_streamed(client, question: str, headers: dict | None = None) -> Streamed:
+    """Ask as the page does with JavaScript: post, read the stream, commit."""
+    pending = client.post("/ask", data={"question": question}, headers={**HX, **(headers or {})})
+    assert pending.status_code == 200, pending.get_data(as_text=True)
+    stream = client.get(stream_url_from(pending.get_data(as_text=True)))
+    assert stream.mimetype == "text/event-stream"
+    events = sse_events(stream.get_data(as_text=True))
+    name, done = events[-1]
+    assert name == "done"
+    if 'hx-post="/ask/commit"' not in done:
+        return Streamed(done, events, None)
+    committed = client.post("/ask/commit", data={"token": commit_token_from(done)}, headers=HX)
+    assert committed.status_code == 200
+    return Streamed(done, events, committed)

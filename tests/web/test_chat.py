@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.web.support import HX, script_answer, user_turns
+from tests.web.support import HX, ask_streamed, script_answer, user_turns
 
 COURSES = [
     "Python Testing with Pytest",
@@ -43,9 +43,7 @@ def test_page_names_the_claude_model(claude_client, claude_app):
 
 def test_htmx_ask_returns_the_exchange_and_a_fresh_form(claude_client, fake_claude):
     script_answer(fake_claude, "Cosine similarity compares **direction**.\n\n- one\n- two")
-    response = claude_client.post("/ask", data={"question": "What is cosine similarity?"}, headers=HX)
-    html = response.get_data(as_text=True)
-    assert response.status_code == 200
+    html = ask_streamed(claude_client, "What is cosine similarity?").done
     assert "<html" not in html
     assert '<p class="question-text">What is cosine similarity?</p>' in html
     assert "<strong>direction</strong>" in html and "<li>one</li>" in html
@@ -65,7 +63,7 @@ def test_plain_ask_stores_and_redirects_then_the_page_shows_it(claude_client, fa
     script_answer(fake_claude, "Stored answer about vectors.")
     response = claude_client.post("/ask", data={"question": "Tell me about vectors"})
     assert response.status_code == 303
-    assert response.headers["Location"] == "/"
+    assert response.headers["Location"] == "/#exchange-1"  # lands on the new exchange
     html = claude_client.get("/").get_data(as_text=True)
     assert "Tell me about vectors" in html and "Stored answer about vectors." in html
     assert '<details class="sources">' in html
@@ -73,9 +71,9 @@ def test_plain_ask_stores_and_redirects_then_the_page_shows_it(claude_client, fa
 
 def test_follow_up_sends_history_as_turns(claude_client, fake_claude):
     fake_claude.enqueue_text("First answer.")
-    claude_client.post("/ask", data={"question": "First question?"}, headers=HX)
+    ask_streamed(claude_client, "First question?")
     fake_claude.enqueue_text("Second answer.")
-    claude_client.post("/ask", data={"question": "And a follow-up?"}, headers=HX)
+    ask_streamed(claude_client, "And a follow-up?")
     last = fake_claude.requests[-1]["messages"]
     assert last[0] == {"role": "user", "content": "First question?"}
     assert last[1]["role"] == "assistant" and "First answer." in str(last[1]["content"])
@@ -83,9 +81,7 @@ def test_follow_up_sends_history_as_turns(claude_client, fake_claude):
 
 
 def test_extractive_mode_answers_with_sources(client):
-    response = client.post("/ask", data={"question": "What is fixture scope?"}, headers=HX)
-    html = response.get_data(as_text=True)
-    assert response.status_code == 200
+    html = ask_streamed(client, "What is fixture scope?").done
     assert "Python Testing with Pytest" in html and '<details class="sources">' in html
 
 
@@ -114,8 +110,7 @@ def test_question_over_the_limit_is_refused_and_kept(claude_client, fake_claude)
 
 def test_question_of_exactly_the_limit_is_asked(claude_client, fake_claude):
     fake_claude.enqueue_text("Fine.")
-    response = claude_client.post("/ask", data={"question": "q" * 2000}, headers=HX)
-    assert "Fine." in response.get_data(as_text=True)
+    assert "Fine." in ask_streamed(claude_client, "q" * 2000).done
     assert len(fake_claude.requests) == 1
 
 
@@ -123,12 +118,10 @@ def test_model_error_is_a_message_with_retry_and_history_unchanged(claude_client
     fake_claude.enqueue_text("Kept answer.")
     claude_client.post("/ask", data={"question": "Kept question?"})
     fake_claude.enqueue_error(529, "Overloaded", times=3)  # the first try and the SDK's two retries
-    response = claude_client.post("/ask", data={"question": "Will this fail?"}, headers=HX)
-    html = response.get_data(as_text=True)
-    assert response.status_code == 200
+    html = ask_streamed(claude_client, "Will this fail?").done
     assert 'class="message message-error" role="alert"' in html
     assert 'name="question" value="Will this fail?"' in html and "Try again" in html
-    assert 'hx-target="closest .message-error"' in html
+    assert 'hx-target="closest .exchange"' in html
     page = claude_client.get("/").get_data(as_text=True)
     assert "Kept question?" in page and "Will this fail?" not in page
 
@@ -157,10 +150,8 @@ def test_new_chat_clears_the_conversation(claude_client, fake_claude):
 def test_page_says_when_earlier_turns_were_trimmed(claude_client, fake_claude):
     for number in range(3):  # MAX_HISTORY is 2
         fake_claude.enqueue_text(f"Answer {number}.")
-        response = claude_client.post("/ask", data={"question": f"Question {number}?"}, headers=HX)
-    assert re.search(
-        r'<p id="history-note" class="history-note" hx-swap-oob="true">', response.get_data(as_text=True)
-    )
+        committed = ask_streamed(claude_client, f"Question {number}?").committed
+    assert re.search(r'<p id="history-note" class="history-note" hx-swap-oob="true">', committed)
     page = claude_client.get("/").get_data(as_text=True)
     assert '<p id="history-note" class="history-note">' in page
     assert "Question 0?" not in page and "Question 2?" in page

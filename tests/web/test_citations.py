@@ -10,7 +10,7 @@ from app.assistant.citations import MARKER, search_result_block
 from app.assistant.models import Exchange, Source
 from app.web.history import COOKIE_BUDGET, History, cookie_size, load_history, save_history
 from app.web.markdown import render_answer, source_anchor
-from tests.web.support import HX, SEARCH_TOOL
+from tests.web.support import SEARCH_TOOL, ask_streamed
 
 RAG = "Retrieval-Augmented Generation in Practice"
 PYTEST = "Python Testing with Pytest"
@@ -73,13 +73,12 @@ def test_a_cited_answer_shows_markers_linking_to_its_sources_and_again_after_rel
     client = claude_app.test_client()
     script_cited_answer(claude_app, fake_claude)
 
-    fragment = client.post("/ask", data={"question": "Chunks and fixtures?"}, headers=HX)
+    streamed = ask_streamed(client, "Chunks and fixtures?")
 
-    assert fragment.status_code == 200
-    assert_cited_page(fragment.get_data(as_text=True))
+    assert_cited_page(streamed.done)
     page = client.get("/").get_data(as_text=True)
     assert_cited_page(page)
-    assert markers(page) == markers(fragment.get_data(as_text=True))
+    assert markers(page) == markers(streamed.done)
 
 
 def test_markers_survive_the_sanitizer_and_fake_ones_stay_plain_text():

@@ -8,7 +8,7 @@ import pytest
 
 from app.links import safe_url
 from app.web.markdown import render_markdown
-from tests.web.support import HX
+from tests.web.support import ask_streamed
 
 HOSTILE = [
     "<script>alert(1)</script>",
@@ -105,7 +105,7 @@ def test_hostile_model_answer_is_sanitized_in_the_page(claude_app, fake_claude):
     fake_claude.enqueue_text(
         "Here: <script>alert('x')</script>[link](javascript:alert(1)) <img src=x onerror=alert(1)>"
     )
-    fragment = client.post("/ask", data={"question": "Be evil"}, headers=HX).get_data(as_text=True)
+    fragment = ask_streamed(client, "Be evil").done
     client.post("/ask", data={"question": "Be evil again"})
     page = client.get("/").get_data(as_text=True)
     for html in (fragment, page):

@@ -11,7 +11,7 @@ import pytest
 from app.web.redirects import safe_local_path
 from app.web.security import CONTENT_SECURITY_POLICY
 from tests.web.admin_helpers import PASSWORD, Admin
-from tests.web.support import HX, csrf_from
+from tests.web.support import HX, ask_streamed, csrf_from
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
 CSP = (
@@ -73,7 +73,9 @@ def test_fragments_have_no_inline_script_or_style(claude_app, fake_claude):
     client = claude_app.test_client()
     fake_claude.enqueue_text("<b style='color:red' onclick='x()'>hi</b>")
     finder = InlineFinder()
-    finder.feed(client.post("/ask", data={"question": "Anything?"}, headers=HX).get_data(as_text=True))
+    streamed = ask_streamed(client, "Anything?")
+    for fragment in (streamed.done, streamed.committed):
+        finder.feed(fragment)
     finder.feed(client.post("/new", headers=HX).get_data(as_text=True))
     assert finder.problems == []
 
@@ -148,11 +150,9 @@ def test_document_links_that_are_not_http_never_reach_an_href(hostile_app):
     client = hostile_app.test_client()
     chat = client.get("/").get_data(as_text=True)
     token = csrf_from(chat)
-    answer = client.post(
-        "/ask",
-        data={"question": "Why must hostile links never become clickable?"},
-        headers={**HX, "X-CSRFToken": token},
-    ).get_data(as_text=True)
+    answer = ask_streamed(
+        client, "Why must hostile links never become clickable?", headers={"X-CSRFToken": token}
+    ).done
     admin = Admin(hostile_app)
     admin.login()
     admin_page = admin.client.get("/admin").get_data(as_text=True)
