@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from flask import Response, stream_with_context
@@ -14,11 +14,10 @@ def sse_message(event: str, data: str) -> str:
     return f"event: {event}\n" + "".join(f"data: {line}\n" for line in lines) + "\n"
 
 
-def sse_response(messages: Iterable[str]) -> Response:
+def sse_response(messages: Iterator[str]) -> Response:
     """A streamed text/event-stream response; the request context stays usable while it streams."""
-    stream: Iterator[str] = stream_with_context(messages)
     return Response(
-        stream,
+        stream_with_context(messages),
         mimetype="text/event-stream",
         headers={
             "Cache-Control": "no-cache",

@@ -30,7 +30,7 @@ class TokenRefused(Exception):
 
 def _serializer(salt: str) -> URLSafeTimedSerializer:
     """A timestamped signer with the app's secret, one salt per purpose so tokens cannot be swapped."""
-    return URLSafeTimedSerializer(current_app.secret_key, salt=salt)
+    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt=salt)
 
 
 def current_turn() -> int:
