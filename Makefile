@@ -8,15 +8,16 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install run serve test test-fast index bench lint chromium clean
+.PHONY: install run serve test test-fast index bench lint chromium redis clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# torch first, pinned to the CPU wheel that pip finds on these machines, so no other package's
-	# requirement pulls a multi-gigabyte CUDA build (elsewhere, install a CPU build of torch 2.13.0 first)
-	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[dev]"
+	# constraints.txt pins this machine's CPU build of torch, so no requirement pulls a CUDA build;
+	# the package itself only needs some torch (through sentence-transformers).
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
+	# The one-time ONNX export of the embedding model, so serving processes never import torch.
+	$(BIN)/python -m app.search.onnx_export
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -37,7 +38,13 @@ chromium:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 
-test: install chromium
+# The tests start a real redis-server on loopback (shared rate limits across gunicorn workers).
+redis:
+	@command -v redis-server >/dev/null 2>&1 || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq redis-server; }
+
+test: install chromium redis
 	$(BIN)/pytest
 
 test-fast: install
@@ -49,6 +56,7 @@ bench: install
 lint: install
 	$(BIN)/ruff check app tests bench gunicorn.conf.py wsgi.py
 	$(BIN)/ruff format --check app tests bench gunicorn.conf.py wsgi.py
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache .ruff_cache

@@ -31,7 +31,8 @@ graceful_timeout = 30
 preload_app = False
 # Nothing here uses gunicornc; a control socket in $HOME would clash between two deployments on one host.
 control_socket_disable = True
-accesslog = "-"
+# The app logs one structured line per request (with its id, answer mode and tokens) instead of an access log.
+accesslog = None
 errorlog = "-"
 
 
@@ -48,5 +49,17 @@ def on_starting(server) -> None:
 
 
 def post_worker_init(worker) -> None:
-    """Warm each worker (load the model, run one search) before it takes traffic; the master never does."""
-    worker.wsgi.extensions["services"].warm_up()
+    """Warm each worker before it takes traffic (the master never does): the model, the index, one request."""
+    app = worker.wsgi
+    app.extensions["services"].warm_up()
+    # One request through the whole stack, so the first visitor does not pay for its first-use costs either.
+    with app.test_client() as client:
+        client.get("/api/search", query_string={"q": "warm up", "k": 1})
+
+
+def child_exit(server, worker) -> None:
+    """Drop an exited worker's live gauges from the shared Prometheus folder, when metrics span workers."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -36,7 +36,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if settings.trusted_proxies:
         # Only behind that many proxies: their X-Forwarded-* headers name the client the rate limits key on.
         hops = settings.trusted_proxies
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
 
     csrf.init_app(app)
     limiter.init_app(app)
@@ -50,13 +50,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 def _register_blueprints(app: Flask) -> None:
     """Attach the chat, API and admin blueprints, the error handler and security headers."""
-    from app.web import admin, api, chat, errors, security
+    from app.web import admin, api, chat, errors, observability, security
 
     app.register_blueprint(chat.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(admin.bp)
     errors.register(app)
     security.register(app)
+    observability.register(app)
 
 
 __all__ = ["create_app", "Settings"]

@@ -9,21 +9,22 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import ExitStack
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import click
 from flask import Flask
 from flask.cli import with_appcontext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.assistant.tools import lesson_label, snippet
+from app.assistant.tools import lesson_label
 from app.errors import AppError, BadRequest, NotFound, SyncBusy
-from app.search.models import FileResult, SyncProgress, SyncReport
+from app.rules import MAX_PASSAGES, TERMINAL_SNIPPET_CHARS, snippet
+from app.search.models import FILE_STATUSES, FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
 from app.services import services
 
-# A terminal shows one passage per hit, so it has room for more of it than a source under an answer.
-SNIPPET_CHARS = 240
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar  # the type click.progressbar returns
 
 
 def register_cli(app: Flask) -> None:
@@ -44,7 +45,7 @@ class _ProgressBar:
 
     def __init__(self, stack: ExitStack):
         self._stack = stack
-        self._bar = None
+        self._bar: ProgressBar[str | None] | None = None
 
     def __call__(self, event: SyncProgress) -> None:
         """Advance the bar to `event.done` and show the file being worked on."""
@@ -86,10 +87,7 @@ def _print_report(report: SyncReport) -> None:
     for result in report.results:
         if result.status != "unchanged":
             click.echo(f"  {result.status:<8} {_describe(result)}")
-    counts = ", ".join(
-        f"{report.count(status)} {status}"
-        for status in ("added", "updated", "unchanged", "removed", "failed", "refused")
-    )
+    counts = ", ".join(f"{report.count(status)} {status}" for status in FILE_STATUSES)
     kind = "Rebuilt" if report.rebuild else "Synced"
     click.echo(f"{kind}: {counts}; {report.chunks} chunks in {report.seconds:.1f} s")
 
@@ -112,7 +110,7 @@ class _BatchQuery(BaseModel):
     q: str = Field(min_length=1)
     course: str | None = None
     lesson: int | None = Field(None, ge=0)
-    k: int | None = Field(None, ge=1, le=50)
+    k: int | None = Field(None, ge=1, le=MAX_PASSAGES)
 
 
 @click.command("search")
@@ -125,7 +123,7 @@ class _BatchQuery(BaseModel):
     type=click.IntRange(min=0),
     help="Only this lesson number (in every course, unless --course is given).",
 )
-@click.option("-k", type=click.IntRange(1, 50), help="How many passages (default MAX_RESULTS).")
+@click.option("-k", type=click.IntRange(1, MAX_PASSAGES), help="How many passages (default MAX_RESULTS).")
 @click.option("--json", "as_json", is_flag=True, help="Print the /api/search JSON shape.")
 def search_command(query: str, course: str | None, lesson: int | None, k: int | None, as_json: bool) -> None:
     """Search the course content; QUERY `-` reads JSON lines {"q", "course", "lesson", "k"} from stdin."""
@@ -148,7 +146,7 @@ def search_command(query: str, course: str | None, lesson: int | None, k: int | 
         click.echo(f"{rank}. [{passage.score:.3f}] {label}")
         if passage.lesson_link or passage.course_link:
             click.echo(f"   {passage.lesson_link or passage.course_link}")
-        click.echo(f"   {snippet(passage.text, SNIPPET_CHARS)}\n")
+        click.echo(f"   {snippet(passage.text, TERMINAL_SNIPPET_CHARS)}\n")
 
 
 def _search_batch(index: Any, lines: TextIO, out: TextIO) -> int:

@@ -9,8 +9,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from limits import parse_many
+from limits.storage import SCHEMES as LIMIT_STORAGE_SCHEMES
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.rules import MAX_PASSAGES
 
 # A current Claude Sonnet id; older ids draw deprecation warnings from the SDK.
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -45,9 +49,10 @@ class Settings(BaseSettings):
     chroma_host: str | None = None
     chroma_port: int = Field(8000, ge=1, le=65535)
     embedding_model: str | None = None
+    embedding_cache_dir: Path | None = None
     chunk_size: int = Field(800, ge=100, le=10_000)
     chunk_overlap: int = Field(100, ge=0)
-    max_results: int = Field(5, ge=1, le=50)
+    max_results: int = Field(5, ge=1, le=MAX_PASSAGES)
     max_history: int = Field(2, ge=0, le=20)
     max_tool_rounds: int = Field(2, ge=1, le=10)
     admin_password: str | None = None
@@ -58,6 +63,7 @@ class Settings(BaseSettings):
     ratelimit_login: str = "5 per minute"
     ratelimit_storage_uri: str = "memory://"
     ratelimit_enabled: bool = True
+    metrics_enabled: bool = False
     session_cookie_secure: bool = False
     trusted_proxies: int = Field(0, ge=0, le=10)
 
@@ -73,6 +79,27 @@ class Settings(BaseSettings):
     def _blank_is_unset(cls, value: Any) -> Any:
         """Treat an empty variable (`FOO=` in .env) as unset."""
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("ratelimit_ask", "ratelimit_login")
+    @classmethod
+    def _parse_limit(cls, value: str) -> str:
+        """Refuse a limit that Flask-Limiter would otherwise ignore, silently turning the limit off."""
+        try:
+            parse_many(value)
+        except ValueError:
+            raise ValueError(
+                f"'{value}' is not a rate limit such as '30 per minute' or '5/minute;100/day'"
+            ) from None
+        return value
+
+    @field_validator("ratelimit_storage_uri")
+    @classmethod
+    def _check_storage_scheme(cls, value: str) -> str:
+        """Refuse a limit store Flask-Limiter cannot use, before the first request finds out."""
+        scheme = value.partition("://")[0]
+        if "://" not in value or scheme not in LIMIT_STORAGE_SCHEMES:
+            raise ValueError(f"'{value}' is not a storage URI such as memory:// or redis://host:6379")
+        return value
 
     @model_validator(mode="after")
     def _check_overlap(self) -> Settings:
@@ -112,10 +139,16 @@ class Settings(BaseSettings):
         """Return SECRET_KEY, generating one into instance/secret_key when unset."""
         if self.secret_key:
             return self.secret_key
-        return _shared_key(self.instance_path / "secret_key")
+        key_file = self.instance_path / "secret_key"
+        try:
+            return shared_token(key_file)
+        except OSError as exc:  # a read-only or full disk at first start: one line, not a traceback
+            raise ConfigError(
+                f"Invalid setting INSTANCE_PATH: cannot write {key_file}: {exc.strerror}"
+            ) from None
 
 
-def _shared_key(key_file: Path) -> str:
+def shared_token(key_file: Path) -> str:
     """The key in `key_file`, created by exactly one of any processes racing to create it."""
     key = _read_key(key_file)
     if key is None:
@@ -154,8 +187,9 @@ def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
     """Read settings from the environment, apply overrides, fail in one line naming the variable."""
     overrides = {key.lower(): value for key, value in (overrides or {}).items()}
     try:
-        return Settings(_env_file=env_file(), **overrides)
+        return Settings(_env_file=env_file(), **overrides)  # type: ignore[call-arg]  # pydantic-settings' init kwarg
     except ValidationError as exc:
         error = exc.errors()[0]
         name = str(error["loc"][0]).upper() if error["loc"] else "configuration"
-        raise ConfigError(f"Invalid setting {name}: {error['msg']}") from None
+        message = error["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"Invalid setting {name}: {message}") from None

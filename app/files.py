@@ -13,21 +13,28 @@ from pathlib import Path
 def write_atomically(path: Path, data: bytes | str) -> None:
     """Write to a temp file in the target's folder, flush it to disk, then rename it over the target.
 
-    Readers (another worker, the indexer) see the old file or the new one, never half of one; the temp
-    name starts with a dot and ends in ".part", so the indexer never picks it up as a course.
+    Readers (another worker, the indexer) see the old file or the new one, never half of one.
+    """
+    os.replace(stage_file(path, data), path)
+
+
+def stage_file(path: Path, data: bytes | str) -> Path:
+    """Write `data` to a temp file beside `path`, flushed to disk, and return it for the caller to rename.
+
+    The temp name starts with a dot and ends in ".part", so the indexer never picks it up as a course.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data.encode("utf-8") if isinstance(data, str) else data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp, 0o644)
-        os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+    return Path(temp)
 
 
 @contextlib.contextmanager
@@ -47,6 +54,14 @@ def locked(path: Path, *, wait: bool = True, shared: bool = False) -> Iterator[i
         yield fd
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def locked_folder(folder: Path) -> Iterator[int]:
+    """Hold an flock on a folder, creating it first (locked() alone would create a file in its place)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with locked(folder) as fd:
+        yield fd
 
 
 def held_elsewhere(path: Path) -> bool:

@@ -1,13 +1,13 @@
-"""Run every benchmark: index and search, POST /ask, streamed answers, upload until searchable, growth."""
+"""Run every benchmark: index and search, /ask, streaming, upload to searchable, cold start, load, growth."""
 
 from __future__ import annotations
 
-from bench import ask_latency, growth, index_search, stream_latency, upload_index
+from bench import ask_latency, cold_start, growth, index_search, load, stream_latency, upload_index
 
 
 def main() -> None:
     """Run each benchmark in turn, a blank line between their tables."""
-    for bench in (index_search, ask_latency, stream_latency, upload_index, growth):
+    for bench in (index_search, ask_latency, stream_latency, upload_index, cold_start, load, growth):
         bench.main()
         print()
 

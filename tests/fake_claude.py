@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+import select
+import socket
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -33,12 +36,18 @@ class Reply:
     body: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     hold: float = 0.0
+    # Streamed replies only: seconds between SSE events, and how many events to send before holding the
+    # stream open (until release(), stop() or the client leaves) — a reply that is slow to finish.
+    pace: float = 0.0
+    stall_after: int | None = None
+    # Streamed replies only: the error event sent at `stall_after` instead of holding (the stream then ends).
+    stream_error: dict[str, Any] | None = None
 
 
 class FakeClaude:
     """A Messages API server that answers from a queue of scripted replies and records every request."""
 
-    def __init__(self, usage: dict[str, int] | None = None):
+    def __init__(self, usage: dict[str, int] | None = None, default_delay: float = 0.0):
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.usage = usage or {
@@ -47,9 +56,13 @@ class FakeClaude:
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 80,
         }
+        # Unscripted requests (a load test's) answer the default text after this many seconds.
+        self.default_delay = default_delay
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._release = threading.Event()
+        # Set when a streaming client closed its connection before the reply was complete.
+        self.disconnected = threading.Event()
         self._ids = itertools.count(1)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -104,9 +117,35 @@ class FakeClaude:
             content.append({"type": "tool_use", "id": tool_id, "name": name, "input": input_})
         self._queue_reply(Reply(body=self._message(content, "tool_use")))
 
-    def enqueue_message(self, content: list[dict[str, Any]], stop_reason: str = "end_turn") -> None:
-        """Reply once with arbitrary content blocks and stop reason."""
-        self._queue_reply(Reply(body=self._message(content, stop_reason)))
+    def enqueue_message(
+        self, content: list[dict[str, Any]], stop_reason: str = "end_turn", **timing: Any
+    ) -> None:
+        """Reply once with arbitrary content blocks and stop reason (`pace`, `stall_after`: see Reply)."""
+        self._queue_reply(Reply(body=self._message(content, stop_reason), **timing))
+
+    def enqueue_cited(self, *pieces: str | tuple[str, list[dict[str, Any]]], **timing: Any) -> None:
+        """Reply once with text blocks, some cited: `"plain", ("claim", [citation(...)]), ...`."""
+        content: list[dict[str, Any]] = []
+        for piece in pieces:
+            text, citations = (piece, None) if isinstance(piece, str) else piece
+            content.append({"type": "text", "text": text, "citations": citations})
+        self.enqueue_message(content, **timing)
+
+    @staticmethod
+    def citation(
+        result: dict[str, Any], index: int, start: int = 0, end: int | None = None
+    ) -> dict[str, Any]:
+        """A search_result_location citation of `result`, the `index`-th search_result block sent."""
+        end = start + 1 if end is None else end
+        return {
+            "type": "search_result_location",
+            "source": result["source"],
+            "title": result["title"],
+            "cited_text": "".join(block["text"] for block in result["content"][start:end]),
+            "search_result_index": index,
+            "start_block_index": start,
+            "end_block_index": end,
+        }
 
     def enqueue_error(
         self,
@@ -126,6 +165,12 @@ class FakeClaude:
         body = {"type": "error", "error": {"type": error_type, "message": message}}
         for _ in range(times):
             self._queue_reply(Reply(status=status, body=body, headers=headers))
+
+    def enqueue_broken_stream(self, text: str, after: int, type: str = "overloaded_error") -> None:
+        """Reply once with `text`, streamed, but send an error event instead of the `after`-th event."""
+        body = self._message([{"type": "text", "text": text}], "end_turn")
+        error = {"type": type, "message": "Scripted stream error."}
+        self._queue_reply(Reply(body=body, stall_after=after, stream_error=error))
 
     def enqueue_hang(self, seconds: float, text: str = DEFAULT_TEXT) -> None:
         """Hold the next request up to `seconds` (cut short by release() or stop()), then answer `text`."""
@@ -150,11 +195,14 @@ class FakeClaude:
     def _next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         """Record a request and pop its scripted reply (a default text when the script is empty)."""
         with self._lock:
-            self.requests.append(body)
-            self.request_headers.append(headers)
+            if not self.default_delay:  # a load test's thousands of requests are not kept
+                self.requests.append(body)
+                self.request_headers.append(headers)
             if self._queue:
                 return self._queue.popleft()
-        return Reply(body=self._message([{"type": "text", "text": DEFAULT_TEXT}], "end_turn"))
+        return Reply(
+            body=self._message([{"type": "text", "text": DEFAULT_TEXT}], "end_turn"), hold=self.default_delay
+        )
 
     def _message(self, content: list[dict[str, Any]], stop_reason: str) -> dict[str, Any]:
         """A Messages API response body; the model is filled in from the request."""
@@ -168,6 +216,48 @@ class FakeClaude:
             "stop_sequence": None,
             "usage": dict(self.usage),
         }
+
+
+def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The SSE events of a message: start, each block as start/deltas/stop, the stop reason, the end."""
+    usage = dict(message["usage"])
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(message["content"]):
+        events.extend(_block_events(index, block))
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": usage["output_tokens"]},
+        }
+    )
+    events.append({"type": "message_stop"})
+    return events
+
+
+def _block_events(index: int, block: dict[str, Any]) -> list[dict[str, Any]]:
+    """One content block as the API streams it: text in word-sized deltas, citations first, input as JSON."""
+    if block["type"] == "text":
+        opening: dict[str, Any] = {"type": "text", "text": ""}
+        if block.get("citations"):
+            opening["citations"] = []
+        deltas = [
+            {"type": "citations_delta", "citation": citation} for citation in block.get("citations") or []
+        ]
+        deltas += [
+            {"type": "text_delta", "text": word} for word in re.findall(r"\s*\S+\s*|\s+", block["text"])
+        ]
+    elif block["type"] == "tool_use":
+        opening = {**block, "input": {}}
+        deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+    else:
+        opening, deltas = block, []
+    return [
+        {"type": "content_block_start", "index": index, "content_block": opening},
+        *({"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas),
+        {"type": "content_block_stop", "index": index},
+    ]
 
 
 def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
@@ -196,7 +286,50 @@ def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
             payload = dict(reply.body)
             if payload.get("type") == "message":
                 payload["model"] = body.get("model", "claude-fake")
+                if body.get("stream"):
+                    self._stream(payload, reply)
+                    return
             self._send(reply.status, payload, reply.headers)
+
+        def _stream(self, message: dict[str, Any], reply: Reply) -> None:
+            """Send a message as the API streams it (SSE); note a client that leaves before the end."""
+            try:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.send_header("connection", "close")
+                self.end_headers()
+                for number, event in enumerate(stream_events(message)):
+                    if number == reply.stall_after and reply.stream_error:
+                        event = {"type": "error", "error": reply.stream_error}
+                        self.wfile.write(f"event: error\ndata: {json.dumps(event)}\n\n".encode())
+                        break
+                    if number == reply.stall_after:
+                        self._hold_until_gone()
+                    if reply.pace and self._client_gone(reply.pace):
+                        raise ConnectionResetError
+                    data = json.dumps(event)
+                    self.wfile.write(f"event: {event['type']}\ndata: {data}\n\n".encode())
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                fake.disconnected.set()
+            self.close_connection = True
+
+        def _hold_until_gone(self) -> None:
+            """Keep the stream open until release() or the client closes it."""
+            while not fake._release.is_set():
+                if self._client_gone(0.05):
+                    raise ConnectionResetError
+
+        def _client_gone(self, wait: float) -> bool:
+            """Whether the client closed its end, waiting up to `wait` seconds to find out."""
+            readable, _, _ = select.select([self.connection], [], [], wait)
+            if not readable:
+                return False
+            try:
+                return self.connection.recv(1, socket.MSG_PEEK) == b""
+            except OSError:
+                return True
 
         def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
             """Write a JSON response; a client that already gave up (timeout) is not an error."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -20,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 CHROMA = BIN / "chroma"
+REDIS = "redis-server"
 STARTUP_SECONDS = 60
 STOP_SECONDS = 15
 POLL_SECONDS = 0.1
@@ -131,6 +133,46 @@ def start_chroma(tmp_path: Path) -> ChromaServer:
     server = ChromaServer(tmp_path / "server-data", tmp_path / "chroma-logs")
     try:
         server.wait_ready()
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+class RedisServer(ServerProcess):
+    """A `redis-server` on a free loopback port, in memory only (no snapshot, no append-only file)."""
+
+    def __init__(self, data: Path, logs: Path):
+        self.port = free_port()
+        data.mkdir(parents=True, exist_ok=True)
+        super().__init__(
+            [REDIS, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            logs,
+            cwd=data,
+        )
+
+    @property
+    def url(self) -> str:
+        """The redis:// URL of this server."""
+        return f"redis://127.0.0.1:{self.port}"
+
+    def ping(self) -> bool:
+        """True when the server answers PING."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+
+def start_redis(tmp_path: Path) -> RedisServer:
+    """A ready redis-server with its logs under `tmp_path`; the caller stops it."""
+    if shutil.which(REDIS) is None:
+        pytest.fail("redis-server is missing: `make test` installs it (apt-get install redis-server)")
+    server = RedisServer(tmp_path / "redis-data", tmp_path / "redis-logs")
+    try:
+        server.wait_until(server.ping, "redis-server answering PING")
     except BaseException:
         server.stop()
         raise

@@ -6,10 +6,12 @@ import socket
 
 import pytest
 
+from app.assistant.citations import search_result_block, strip_markers
 from app.assistant.claude import EMPTY_ANSWER
-from app.assistant.models import Exchange
+from app.assistant.models import Exchange, StatusEvent, TextEvent
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL
 from app.errors import ModelUnavailable
+from app.rules import snippet
 
 RAG = "Retrieval-Augmented Generation in Practice"
 VECTOR = "Vector Databases from Scratch"
@@ -33,6 +35,16 @@ def tool_results(request: dict) -> list[dict]:
     last = request["messages"][-1]
     assert last["role"] == "user"
     return [block for block in last["content"] if block["type"] == "tool_result"]
+
+
+def result_text(result: dict) -> str:
+    """A tool_result's text as the model reads it: plain text, or search results as title + sentences."""
+    if isinstance(result["content"], str):
+        return result["content"]
+    return "\n\n".join(
+        block["title"] + "\n" + " ".join(text["text"] for text in block["content"])
+        for block in result["content"]
+    )
 
 
 def test_direct_answer_sends_question_system_and_tools_once(assistant, fake_claude):
@@ -94,8 +106,12 @@ def test_one_round_sends_the_passages_back_and_cites_them(assistant, fake_claude
     ]
     [result] = tool_results(second)
     assert result["tool_use_id"] == "tu_1" and result["is_error"] is False
-    assert result["content"].startswith(f"[{RAG} – Lesson 2: Chunking Documents]")
-    assert "sentence-aware chunking" in result["content"]
+    first_result = result["content"][0]
+    assert first_result["type"] == "search_result" and first_result["citations"] == {"enabled": True}
+    assert first_result["title"] == f"{RAG} – Lesson 2: Chunking Documents"
+    assert first_result["source"] == "https://example.com/courses/rag/lesson-2"
+    assert all(block["type"] == "text" for block in first_result["content"])
+    assert "sentence-aware chunking" in result_text(result)
     assert "tool_choice" not in second and second["tools"] == first["tools"]
 
 
@@ -112,8 +128,8 @@ def test_two_sequential_rounds(make_app, fake_claude):
     assert [(s.course_title, s.lesson_number) for s in answer.sources] == [(VECTOR, None), (VECTOR, 2)]
     assert len(fake_claude.requests) == 3
     assert all("tool_choice" not in request for request in fake_claude.requests)
-    assert "Lesson 2: HNSW Graphs" in tool_results(fake_claude.requests[1])[0]["content"]
-    assert "hierarchical navigable small world" in tool_results(fake_claude.requests[2])[0]["content"]
+    assert "Lesson 2: HNSW Graphs" in result_text(tool_results(fake_claude.requests[1])[0])
+    assert "hierarchical navigable small world" in result_text(tool_results(fake_claude.requests[2])[0])
     assert [m["role"] for m in fake_claude.requests[2]["messages"]] == ["user", "assistant"] * 2 + ["user"]
 
 
@@ -137,8 +153,8 @@ def test_parallel_tool_calls_in_one_turn_get_one_result_message(assistant, fake_
     results = tool_results(second)
     assert [r["tool_use_id"] for r in results] == ["tu_a", "tu_b", "tu_c"]
     assert len(second["messages"][-1]["content"]) == 3
-    assert "cosine similarity" in results[0]["content"]
-    assert "fixture scope" in results[1]["content"]
+    assert "cosine similarity" in result_text(results[0])
+    assert "fixture scope" in result_text(results[1])
     assert results[2]["content"].startswith(f"Course: {VECTOR}")
     courses = [source.course_title for source in answer.sources]
     assert courses.index(RAG) < courses.index(PYTEST) < courses.index(VECTOR)
@@ -297,14 +313,23 @@ def test_request_errors_are_not_retried_and_explain_themselves(assistant, fake_c
     assert len(fake_claude.requests) == 1
 
 
-def test_a_reply_slower_than_the_timeout_becomes_model_unavailable(make_app, fake_claude):
+@pytest.mark.parametrize(
+    "script",
+    [
+        lambda fake: fake.enqueue_hang(60),
+        # The answer starts streaming, then stalls: the SDK raises its HTTP client's timeout unwrapped.
+        lambda fake: fake.enqueue_cited("Slow answer " * 10, stall_after=4),
+    ],
+    ids=["before-the-reply", "mid-stream"],
+)
+def test_a_reply_slower_than_the_timeout_becomes_model_unavailable(make_app, fake_claude, script):
     app = make_app(
         ANTHROPIC_API_KEY="test-key",
         ANTHROPIC_BASE_URL=fake_claude.url,
         ANTHROPIC_TIMEOUT=0.5,
         ANTHROPIC_MAX_RETRIES=0,
     )
-    fake_claude.enqueue_hang(60)
+    script(fake_claude)
 
     with pytest.raises(ModelUnavailable) as caught:
         assistant_of(app).answer("What is RAG?", [])
@@ -327,3 +352,142 @@ def test_an_unreachable_api_becomes_model_unavailable(make_app):
         assistant_of(app).answer("What is RAG?", [])
 
     assert caught.value.message == "The assistant could not be reached. Please try again later."
+
+
+# -- claim-level citations and streaming ---------------------------------------------------------------------
+
+
+def search_results(assistant, query: str, course: str, lesson: int | None = None) -> list[dict]:
+    """The search_result blocks the loop will send for this search (the index is deterministic)."""
+    return [search_result_block(p) for p in assistant.toolbox.search(query, course, lesson).passages]
+
+
+def test_cited_claims_get_numbered_markers_and_their_cited_text_as_snippet(assistant, fake_claude):
+    fake_claude.enqueue_tool_uses(
+        [
+            (SEARCH_TOOL, {"query": "sentence-aware chunking", "course_name": "RAG", "lesson_number": 2}),
+            (SEARCH_TOOL, {"query": "fixture scope", "course_name": "pytest", "lesson_number": 2}),
+        ]
+    )
+    rag = search_results(assistant, "sentence-aware chunking", "RAG", 2)
+    pytest_ = search_results(assistant, "fixture scope", "pytest", 2)
+    fixture_index = len(rag)
+    fake_claude.enqueue_cited(
+        "In short: ",
+        ("chunks keep whole sentences.", [fake_claude.citation(rag[0], 0)]),
+        " And ",
+        ("fixtures have a scope.", [fake_claude.citation(pytest_[0], fixture_index)]),
+        "\n\nThat is all.",
+    )
+
+    answer = assistant.answer("Chunking and fixture scope?", [])
+
+    sent = [block for result in tool_results(fake_claude.requests[1]) for block in result["content"]]
+    assert sent == rag + pytest_
+    assert answer.markdown == (
+        "In short: chunks keep whole sentences.[^1] And fixtures have a scope.[^2]\n\nThat is all."
+    )
+    first, second = answer.sources[:2]
+    assert (first.course_title, first.lesson_number) == (RAG, 2)
+    assert (second.course_title, second.lesson_number) == (PYTEST, 2)
+    assert first.snippet == snippet(rag[0]["content"][0]["text"])
+    assert second.snippet == snippet(pytest_[0]["content"][0]["text"])
+
+
+def test_citations_of_one_lesson_share_one_number(assistant, fake_claude):
+    # Two searches of one lesson send two search results of the same lesson.
+    search = (SEARCH_TOOL, {"query": "chunk", "course_name": "RAG", "lesson_number": 2})
+    fake_claude.enqueue_tool_uses([search, search])
+    [result] = search_results(assistant, "chunk", "RAG", 2)
+    results = [result, result]
+    fake_claude.enqueue_cited(
+        ("First claim.", [fake_claude.citation(results[0], 0), fake_claude.citation(results[1], 1)]),
+        " ",
+        ("Second claim.", [fake_claude.citation(results[1], 1)]),
+    )
+
+    answer = assistant.answer("Tell me about chunks", [])
+
+    assert answer.markdown == "First claim.[^1] Second claim.[^1]"
+    assert [(s.course_title, s.lesson_number) for s in answer.sources] == [(RAG, 2)]
+    assert answer.sources[0].snippet == snippet(results[0]["content"][0]["text"])
+
+
+def test_an_answer_without_citations_has_no_markers_and_lists_its_sources(assistant, fake_claude):
+    fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "HNSW", "course_name": "vector", "lesson_number": 2})
+    fake_claude.enqueue_cited("HNSW builds layered graphs.")
+
+    answer = assistant.answer("What is HNSW?", [])
+
+    assert answer.markdown == "HNSW builds layered graphs."
+    assert [(s.course_title, s.lesson_number) for s in answer.sources] == [(VECTOR, 2)]
+    assert answer.sources[0].snippet
+
+
+def test_markers_of_earlier_answers_are_not_sent_back_to_the_model(assistant, fake_claude):
+    history = [Exchange(question="What is RAG?", answer="RAG retrieves passages.[^1] It cites them.[^2]")]
+
+    assistant.answer("And chunking?", history)
+
+    assert fake_claude.requests[0]["messages"][1] == {
+        "role": "assistant",
+        "content": "RAG retrieves passages. It cites them.",
+    }
+
+
+def test_stream_yields_a_status_per_tool_call_then_the_text_then_the_answer(assistant, fake_claude):
+    fake_claude.enqueue_tool_uses(
+        [
+            (SEARCH_TOOL, {"query": "chunking", "course_name": "rag", "lesson_number": 2}),
+            (OUTLINE_TOOL, {"course_name": "vector databases"}),
+        ]
+    )
+    results = search_results(assistant, "chunking", "rag", 2)
+    fake_claude.enqueue_cited(
+        ("Chunks keep whole sentences.", [fake_claude.citation(results[0], 0)]),
+        " The vector course has lessons.",
+    )
+
+    events = list(assistant.stream("Chunking, and the vector outline?", []))
+
+    statuses = [event.text for event in events if isinstance(event, StatusEvent)]
+    assert statuses == [f"Searching Lesson 2 of {RAG}…", f"Reading the outline of {VECTOR}…"]
+    kinds = [type(event).__name__ for event in events]
+    assert kinds[:2] == ["StatusEvent", "StatusEvent"] and kinds[-1] == "DoneEvent"
+    texts = [event.text for event in events if isinstance(event, TextEvent)]
+    assert len(texts) > 2, "the text arrives in pieces"
+    answer = events[-1].answer
+    assert answer.markdown == "Chunks keep whole sentences.[^1] The vector course has lessons."
+    assert "".join(texts) == strip_markers(answer.markdown)
+
+
+def test_text_before_a_tool_call_streams_and_stays_in_the_answer(assistant, fake_claude):
+    fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "fixtures"}, text="Let me check the courses.")
+    fake_claude.enqueue_text("Fixtures provide test data.")
+
+    events = list(assistant.stream("What are fixtures?", []))
+
+    texts = "".join(event.text for event in events if isinstance(event, TextEvent))
+    assert texts == "Let me check the courses.\n\nFixtures provide test data." == events[-1].answer.markdown
+    assert [e.text for e in events if isinstance(e, StatusEvent)] == ["Searching the courses for “fixtures”…"]
+
+
+def test_closing_the_stream_early_closes_the_connection_to_the_model(assistant, fake_claude):
+    fake_claude.enqueue_cited("A long answer " * 50, stall_after=4)
+
+    events = assistant.stream("Tell me everything", [])
+    first = next(event for event in events if isinstance(event, TextEvent))
+    events.close()
+
+    assert first.text == "A "
+    assert fake_claude.disconnected.wait(10), "the fake saw the client leave"
+    assert len(fake_claude.requests) == 1
+
+
+def test_an_error_event_in_the_middle_of_the_stream_is_a_friendly_error(assistant, fake_claude):
+    fake_claude.enqueue_broken_stream("Half an answer that never ends", after=4)
+
+    with pytest.raises(ModelUnavailable) as caught:
+        assistant.answer("What is RAG?", [])
+
+    assert caught.value.message == "The assistant is overloaded right now. Please try again in a moment."

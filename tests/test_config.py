@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
+import re
+import tempfile
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +161,52 @@ def test_an_empty_key_file_is_refused_not_used(tmp_path):
     with pytest.raises(ConfigError) as caught:
         Settings(instance_path=instance).ensure_secret_key()
     assert "SECRET_KEY" in str(caught.value) and "secret_key is empty" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("RATELIMIT_ASK", "thirty a minute"), ("RATELIMIT_LOGIN", "5 per fortnight"), ("RATELIMIT_ASK", "30")],
+)
+def test_a_malformed_rate_limit_stops_the_app_instead_of_turning_the_limit_off(variable, value):
+    message = config_error(**{variable: value})
+    assert message.startswith(f"Invalid setting {variable}: '{value}' is not a rate limit")
+
+
+def test_a_blank_rate_limit_variable_means_the_default(monkeypatch):
+    monkeypatch.setenv("RATELIMIT_ASK", "")
+    assert load_settings().ratelimit_ask == "30 per minute"
+
+
+def test_well_formed_rate_limits_are_kept_as_written():
+    settings = load_settings({"RATELIMIT_ASK": "10/minute;100/day", "RATELIMIT_LOGIN": "3 per hour"})
+    assert (settings.ratelimit_ask, settings.ratelimit_login) == ("10/minute;100/day", "3 per hour")
+
+
+@pytest.mark.parametrize("uri", ["redis//localhost", "postgres://db", "memory"])
+def test_an_unusable_rate_limit_store_is_refused(uri):
+    assert config_error(RATELIMIT_STORAGE_URI=uri).startswith("Invalid setting RATELIMIT_STORAGE_URI:")
+
+
+def test_a_full_disk_at_first_start_is_one_line_not_a_traceback(tmp_path, monkeypatch):
+    def disk_full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "mkstemp", disk_full)
+    with pytest.raises(ConfigError) as caught:
+        Settings(instance_path=tmp_path / "instance").ensure_secret_key()
+    assert str(caught.value).startswith("Invalid setting INSTANCE_PATH: cannot write")
+    assert "No space left on device" in str(caught.value)
+
+
+def test_the_readme_settings_table_lists_exactly_the_validated_settings():
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    table = re.findall(r"^\| `([A-Z_]+)`(?:, `([A-Z_]+)`)? \|", readme, flags=re.MULTILINE)
+    documented = {name for row in table for name in row if name}
+    served_by_gunicorn = {"PORT", "BIND", "WEB_CONCURRENCY"}
+    assert documented - served_by_gunicorn == {name.upper() for name in Settings.model_fields}
+
+
+def test_env_example_lists_every_setting():
+    example = (Path(__file__).parents[1] / ".env.example").read_text()
+    listed = set(re.findall(r"^# ([A-Z_]+)=", example, flags=re.MULTILINE))
+    assert {name.upper() for name in Settings.model_fields} <= listed

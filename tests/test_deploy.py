@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
 import re
 import shutil
 import subprocess
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TEST_COURSES
-from tests.servers import BIN, ROOT, ServerProcess, answers, free_port, http_get, start_chroma
+from tests.servers import BIN, ROOT, ServerProcess, answers, free_port, http_get, start_chroma, start_redis
 
 pytestmark = pytest.mark.slow
 
@@ -49,6 +51,7 @@ SEARCH_LINE = re.compile(r"^<(\d+)> 200 GET /api/search\?(\S*)$", re.MULTILINE)
 BOOTED = re.compile(r"Booting worker with pid: (\d+)")
 EMBEDDED_WARNING = "workers on the embedded ChromaDB folder"
 TORCH_LIBRARY = "libtorch"
+ONNX_LIBRARY = "onnxruntime"
 
 
 def app_env(tmp: Path, docs: Path, **extra: str) -> dict[str, str]:
@@ -196,8 +199,8 @@ def test_every_worker_loads_the_model_before_it_takes_traffic(deployment):
     _, _, server = deployment
     assert not server.searches()
     for worker in server.worker_pids():
-        assert TORCH_LIBRARY in maps(worker), f"worker {worker} was not warmed up by post_worker_init"
-    assert TORCH_LIBRARY not in maps(server.pid), "the gunicorn master loaded the model"
+        assert ONNX_LIBRARY in maps(worker), f"worker {worker} was not warmed up by post_worker_init"
+    assert ONNX_LIBRARY not in maps(server.pid), "the gunicorn master loaded the model"
 
 
 def test_every_worker_sees_a_sync_made_by_another_process(deployment):
@@ -241,15 +244,16 @@ def test_every_worker_sees_a_sync_made_by_another_process(deployment):
 
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads Linux /proc/<pid>/maps")
-def test_the_master_never_loads_the_model_but_a_worker_that_searched_does(deployment):
+def test_a_worker_that_searched_runs_the_model_without_torch_and_the_master_loads_neither(deployment):
     _, _, server = deployment
     search(server, attempt=1000)
     server.wait_until(lambda: tag(1000) in server.searches(), "the search in the access log", seconds=10)
     worker = server.searches()[tag(1000)]
 
     assert parent_pid(worker) == server.pid
-    assert TORCH_LIBRARY in maps(worker), "the worker that searched embedded the query with torch"
-    assert TORCH_LIBRARY not in maps(server.pid), "the gunicorn master loaded torch"
+    assert ONNX_LIBRARY in maps(worker), "the worker that searched embedded the query with onnxruntime"
+    assert TORCH_LIBRARY not in maps(worker), "a serving worker loaded torch"
+    assert not {ONNX_LIBRARY, TORCH_LIBRARY} & set(re.findall(r"onnxruntime|libtorch", maps(server.pid)))
 
 
 def test_several_workers_on_the_embedded_folder_warn_at_start(tmp_path):
@@ -266,3 +270,92 @@ def test_several_workers_on_the_embedded_folder_warn_at_start(tmp_path):
         assert server.get_json("/healthz") == (200, {"status": "ok"})
     finally:
         server.stop()
+
+
+QUERY_LINE = re.compile(r"^<(\d+)> (\d{3}) POST /api/query\?$", re.MULTILINE)
+SHARED_BUDGET = 5
+
+
+@pytest.fixture(scope="module")
+def shared_limits(tmp_path_factory):
+    """2 gunicorn workers on a `chroma run` server with their rate limits in a real redis-server."""
+    tmp = tmp_path_factory.mktemp("limits")
+    docs = tmp / "docs"
+    shutil.copytree(TEST_COURSES, docs)
+    chroma, redis = start_chroma(tmp), start_redis(tmp)
+    server = None
+    try:
+        env = app_env(
+            tmp,
+            docs,
+            CHROMA_HOST="127.0.0.1",
+            CHROMA_PORT=str(chroma.port),
+            RATELIMIT_STORAGE_URI=redis.url,
+            RATELIMIT_ASK=f"{SHARED_BUDGET} per hour",
+            ADMIN_PASSWORD="deploy-admin-password",
+        )
+        flask_index(env)
+        server = Gunicorn(env, tmp / "gunicorn-logs", workers=2)
+        server.wait_serving()
+        yield server
+    finally:
+        if server is not None:
+            server.stop()
+        redis.stop()
+        chroma.stop()
+
+
+def test_two_workers_share_one_rate_limit_budget_in_redis(shared_limits):
+    server = shared_limits
+    statuses: list[int] = []
+    for attempt in range(MAX_QUERIES):
+        answered_by = {int(pid) for pid, _ in QUERY_LINE.findall(server.stdout())}
+        if attempt >= 2 * SHARED_BUDGET and answered_by == server.worker_pids():
+            break
+        try:
+            status, _ = server.post_json("/api/query", {"query": f"What is a fixture? ({attempt})"})
+        except urllib.error.HTTPError as error:
+            status = error.code
+        statuses.append(status)
+    answered_by = {int(pid) for pid, _ in QUERY_LINE.findall(server.stdout())}
+    assert answered_by == server.worker_pids(), "both workers must have answered to test a shared budget"
+    # With a budget per worker, each would have let its first five through: more than five in all.
+    assert statuses.count(200) == SHARED_BUDGET, statuses
+    assert set(statuses[SHARED_BUDGET:]) == {429}, statuses
+
+
+STATUS_LINE = re.compile(r"^<(\d+)> 200 GET /admin/sync/status\?$", re.MULTILINE)
+
+
+def admin_opener(server: Gunicorn):
+    """A urllib opener with a cookie jar (a fresh connection per request), signed in through the form."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    form = opener.open(server.url("/admin/login"), timeout=30).read().decode()
+    token = re.search(r'name="csrf_token" value="([^"]+)"', form).group(1)
+    data = urllib.parse.urlencode({"password": "deploy-admin-password", "csrf_token": token}).encode()
+    opener.open(server.url("/admin/login"), data=data, timeout=30)
+    page = opener.open(server.url("/admin"), timeout=30).read().decode()
+    return opener, re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+
+
+def test_a_sync_started_on_one_worker_is_visible_on_every_worker(shared_limits):
+    server = shared_limits
+    opener, token = admin_opener(server)
+    request = urllib.request.Request(
+        server.url("/admin/rebuild"),
+        data=urllib.parse.urlencode({"csrf_token": token}).encode(),
+        headers={"Accept": "application/json"},
+    )
+    started = json.loads(opener.open(request, timeout=30).read())
+    for attempt in range(MAX_QUERIES):
+        answered_by = {int(pid) for pid in STATUS_LINE.findall(server.stdout())}
+        if attempt >= 4 and answered_by == server.worker_pids():
+            break
+        status = urllib.request.Request(
+            server.url("/admin/sync/status"), headers={"Accept": "application/json"}
+        )
+        job = json.loads(opener.open(status, timeout=30).read())
+        assert job["id"] == started["id"] and job["rebuild"] is True, job
+    # Every status request answered with the job another worker started; the access log says both answered.
+    answered_by = {int(pid) for pid in STATUS_LINE.findall(server.stdout())}
+    assert answered_by == server.worker_pids(), f"status answered by {answered_by} only"

@@ -8,6 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.errors import ServiceUnavailable
@@ -115,3 +116,51 @@ def test_concurrent_embeds_agree():
 def test_a_missing_model_is_service_unavailable(tmp_path):
     with pytest.raises(ServiceUnavailable, match="could not be loaded"):
         Embedder(str(tmp_path)).embed_query("anything")
+
+
+LONG_PASSAGE = "Vector databases index embeddings for nearest neighbour search. " * 60  # past 256 tokens
+
+
+def test_the_onnx_model_gives_the_torch_models_vectors(tmp_path):
+    from sentence_transformers import SentenceTransformer
+
+    embedder = get_embedder()
+    texts = ["What is RAG?", LONG_PASSAGE, "ｘ unicode — ünïcödé 漢字", "", "a"]
+    served = np.array(embedder.embed_documents(texts))
+    assert embedder.backend == "onnx"
+    reference = SentenceTransformer(resolve_model_path(None), device="cpu").encode(
+        texts, normalize_embeddings=True
+    )
+    assert np.abs(served - reference).max() < 1e-5
+    assert np.abs(np.array(embedder.embed_query("What is RAG?")) - reference[0]).max() < 1e-5
+
+
+def test_a_process_that_embeds_never_imports_torch(tmp_path):
+    code = (
+        "import sys\n"
+        "from app.search.embeddings import get_embedder\n"
+        "embedder = get_embedder()\n"
+        "vectors = embedder.embed_documents(['fixtures', 'vectors'])\n"
+        "heavy = sorted(m for m in ('torch', 'sentence_transformers') if m in sys.modules)\n"
+        "print(embedder.backend, len(vectors[0]), heavy)\n"
+    )
+    get_embedder().embed_query("make sure the export exists")  # exported once, in a subprocess
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["onnx", "384", "[]"]
+
+
+def test_a_missing_export_is_made_once_and_a_failing_one_falls_back_to_torch(tmp_path):
+    fresh = Embedder(None, cache_dir=tmp_path / "cache")
+    assert fresh.embed_query("cosine similarity") and fresh.backend == "onnx"
+    (exported,) = (tmp_path / "cache" / "onnx").iterdir()
+    assert (exported / "model.onnx").is_file() and (exported / "export.json").is_file()
+    # A cache folder that cannot hold an export: the app still embeds, with sentence-transformers.
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder should be")
+    fallback = Embedder(None, cache_dir=blocked)
+    vector = fallback.embed_query("cosine similarity")
+    assert fallback.backend == "torch"
+    assert dot(vector, fresh.embed_query("cosine similarity")) > 0.99999

@@ -306,3 +306,51 @@ def test_a_crash_after_the_flip_shows_only_the_new_version(index, monkeypatch):
     texts = [passage.text for passage in index.search("onions shallots", k=50)]
     assert texts and all(ONIONS_V2 in text for text in texts)
     assert index.purge_orphans() == 1
+
+
+def test_leftover_chunks_crowding_the_top_never_shrink_a_library_search(index, monkeypatch):
+    vegetables = ["Carrots", "Leeks", "Beets", "Kale", "Radishes", "Peas", "Garlic", "Chard"]
+    index_course(
+        index,
+        course_file("Garden Basics", {n: f"{v} grow well in spring." for n, v in enumerate(vegetables, 1)}),
+    )
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}, "kitchen.txt"))
+    # A write killed before its flip leaves 20 unlisted chunks that match the query better than anything live.
+    leftovers = course_file(
+        "Kitchen Basics", {n: f"Onions, onions and more onions, take {n}." for n in range(1, 21)}
+    )
+    with monkeypatch.context() as patch:
+        patch.setattr(index, "_flip_catalog", lambda *args: (_ for _ in ()).throw(RuntimeError("killed")))
+        with pytest.raises(RuntimeError):
+            index_course(index, leftovers, size=200)
+    hits = index.search("onions", k=5)
+    assert len(hits) == 5 and not any("more onions" in hit.text for hit in hits)
+    assert hits[0].text.startswith(ONIONS_V1[:20])
+
+
+@pytest.mark.parametrize("query", ["fixtures and setup", "cosine similarity", "chunk size overlap"])
+def test_a_course_search_ranks_exactly_as_the_store_does(library_index, query):
+    vector = library_index.embedder.embed_query(query)
+    for entry in library_index.catalog.entries():
+        where = {"$and": [{"course_id": entry.record.id}, {"version": entry.version}]}
+        stored = library_index._query(vector, 50, where)
+        searched = library_index.search(query, course=entry.record.title, k=50)
+        assert [passage.text for passage in searched] == [document for document, _, _ in stored]
+        assert [passage.score for passage in searched] == pytest.approx(
+            [1 - d for _, _, d in stored], abs=1e-3
+        )
+
+
+def test_resolved_names_are_remembered_until_the_catalog_changes(index):
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}, "kitchen.txt"))
+    calls: list[int] = []
+
+    def count(entries):
+        calls.append(len(entries))
+        return len(entries)
+
+    assert index.catalog.memo("courses", count) == index.catalog.memo("courses", count) == 1
+    assert calls == [1]
+    index_course(index, course_file("Garden Basics", {1: "Tomatoes need sun."}, "garden.txt"))
+    assert index.catalog.memo("courses", count) == 2 and calls == [1, 2]
+    assert index.resolve_course("garden").title == "Garden Basics"

@@ -562,3 +562,64 @@ def test_unlinked_marker_that_reads_as_a_sentence_is_prose():
     course = parse_text(text, "sorting.txt")
     assert [lesson.number for lesson in course.lessons] == [1]
     assert "Lesson 2: is where we stop" in course.lessons[0].text
+
+
+def _padded_docx(tmp_path, padding_mb: int) -> bytes:
+    """A real Word document whose document.xml carries `padding_mb` MB of whitespace (compresses ~1000:1)."""
+    good = make_docx(tmp_path / "good.docx", BASIC).read_bytes()
+    buffer = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(good)) as source,
+        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as target,
+    ):
+        for item in source.infolist():
+            if item.filename != "word/document.xml":
+                target.writestr(item, source.read(item))
+                continue
+            xml = source.read(item)
+            head, tail = xml.split(b"<w:body>", 1)
+            with target.open("word/document.xml", "w", force_zip64=True) as part:
+                part.write(head + b"<w:body>")
+                for _ in range(padding_mb):
+                    part.write(b" " * (1024 * 1024))
+                part.write(tail)
+    return buffer.getvalue()
+
+
+def test_a_docx_zip_bomb_is_refused_from_its_directory_before_inflating(tmp_path, monkeypatch):
+    bomb = _padded_docx(tmp_path, padding_mb=64)
+    assert len(bomb) < 1024 * 1024  # 64 MB of XML in well under 1 MB
+    inflated: list[str] = []
+    monkeypatch.setattr(zipfile.ZipFile, "read", lambda self, name, pwd=None: inflated.append(name) or b"")
+    with pytest.raises(ParseError) as caught:
+        parse_bytes(bomb, "bomb.docx")
+    assert caught.value.reason == "the Word document's word/document.xml is compressed suspiciously far"
+    assert inflated == []
+
+
+def test_a_docx_that_unpacks_past_the_limit_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr("app.courses.parsing.MAX_DOCX_UNPACKED_BYTES", 1024 * 1024)
+    with pytest.raises(ParseError) as caught:
+        parse_bytes(_padded_docx(tmp_path, padding_mb=2), "big.docx")
+    assert caught.value.reason == "the Word document unpacks to 2 MB (limit 1 MB)"
+
+
+def test_a_pdf_with_more_pages_than_any_course_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr("app.courses.parsing.MAX_PDF_PAGES", 2)
+    pages = "\n".join(f"Lesson {n}: Part {n}\n" + "A line of text.\n" * 60 for n in range(1, 5))
+    data = make_pdf(tmp_path / "long.pdf", "Course Title: Long\n\n" + pages).read_bytes()
+    with pytest.raises(ParseError) as caught:
+        parse_bytes(data, "long.pdf")
+    assert caught.value.reason.startswith("the PDF has ") and caught.value.reason.endswith(
+        "at most 2 are read"
+    )
+
+
+@pytest.mark.timeout(60)
+def test_lesson_parsing_is_linear_in_the_number_of_markers():
+    # 100,000 markers: linear parsing takes a second or two; the old per-marker rescan took many minutes.
+    body = "\n\n".join(
+        f"Lesson {number}: Part {number}\nText of part {number}." for number in range(1, 100_001)
+    )
+    course = parse_text(f"Course Title: Many Parts\n\n{body}\n", "many.txt")
+    assert len(course.lessons) == 100_000 and course.lessons[-1].title == "Part 100000"

@@ -233,11 +233,11 @@ def test_a_rebuild_killed_half_way_leaves_every_course_searchable_and_the_next_s
     real_upsert = lib.index.upsert_course
     written: list[str] = []
 
-    def killed_after_one(course, chunks, generation=""):
+    def killed_after_one(course, chunks, generation="", on_chunks=None):
         if written:
             raise KeyboardInterrupt("killed after the first course of the rebuild")
         written.append(course.title)
-        return real_upsert(course, chunks, generation=generation)
+        return real_upsert(course, chunks, generation=generation, on_chunks=on_chunks)
 
     with monkeypatch.context() as patch:
         patch.setattr(lib.index, "upsert_course", killed_after_one)
@@ -334,6 +334,16 @@ def test_progress_is_reported_before_and_after_each_file(lib):
         None,
         "removed",
     ]
+
+
+def test_a_large_file_reports_its_chunks_as_they_are_written(lib, monkeypatch):
+    monkeypatch.setattr("app.search.index.WRITE_BATCH", 2)
+    lib.write("kitchen.txt", "Kitchen Basics", *[f"{ONIONS} Step {number}." for number in range(5)])
+    events: list[SyncProgress] = []
+    lib.indexer.sync(progress=events.append)
+    kitchen = [(e.done, e.chunks_done, e.chunks_total) for e in events if e.current_file == "kitchen.txt"]
+    # Before the file, each batch of two chunks as it lands (five lessons, five chunks), after the file.
+    assert kitchen == [(1, 0, 0), (1, 2, 5), (1, 4, 5), (1, 5, 5), (2, 0, 0)]
 
 
 def test_a_sync_that_dies_mid_course_leaves_the_old_version_and_the_next_sync_finishes(lib, monkeypatch):

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import anthropic
+import httpx2
+from anthropic.types import Message
 
-from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange
+from app.assistant.citations import CitedAnswer, search_result_block, strip_markers
+from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange, Source, StatusEvent, TextEvent
 from app.assistant.prompts import SYSTEM_PROMPT
-from app.assistant.tools import SourceCollector, ToolBox
+from app.assistant.tools import SourceCollector, ToolBox, passage_source
 from app.config import Settings
 from app.errors import ModelUnavailable
+from app.metrics import observe_model_call
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +27,8 @@ CACHE = {"type": "ephemeral"}
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 EMPTY_ANSWER = "I could not put together an answer to that. Please try rephrasing your question."
 REFUSED_ANSWER = "I can't help with that request."
+TIMEOUT_MESSAGE = "The assistant took too long to answer. Please try again in a moment."
+UNREACHABLE_MESSAGE = "The assistant could not be reached. Please try again later."
 TRUNCATED_NOTE = "\n\n_(The answer was cut short.)_"
 
 
@@ -31,7 +38,8 @@ def history_turns(history: list[Exchange]) -> list[dict[str, Any]]:
     for exchange in history:
         if exchange.question.strip() and exchange.answer.strip():
             turns.append({"role": "user", "content": exchange.question})
-            turns.append({"role": "assistant", "content": exchange.answer})
+            # Markers number the sources of that answer, not the model's: it would copy them wrongly.
+            turns.append({"role": "assistant", "content": strip_markers(exchange.answer)})
     return turns
 
 
@@ -58,9 +66,9 @@ def unavailable(exc: anthropic.APIError) -> ModelUnavailable:
     status = getattr(exc, "status_code", None)
     detail = f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "") + f": {exc.message}"
     if isinstance(exc, anthropic.APITimeoutError):
-        message = "The assistant took too long to answer. Please try again in a moment."
+        message = TIMEOUT_MESSAGE
     elif isinstance(exc, anthropic.APIConnectionError):
-        message = "The assistant could not be reached. Please try again later."
+        message = UNREACHABLE_MESSAGE
     elif isinstance(exc, anthropic.RateLimitError):
         message = "The assistant is busy right now (rate limited). Please try again in a moment."
     elif isinstance(exc, anthropic.OverloadedError) or getattr(exc, "type", None) == "overloaded_error":
@@ -81,6 +89,12 @@ def unavailable(exc: anthropic.APIError) -> ModelUnavailable:
     return ModelUnavailable(message, detail=detail)
 
 
+def broken_stream(exc: httpx2.TransportError) -> ModelUnavailable:
+    """Turn a stream that broke mid-answer into the same messages as a failed call."""
+    message = TIMEOUT_MESSAGE if isinstance(exc, httpx2.TimeoutException) else UNREACHABLE_MESSAGE
+    return ModelUnavailable(message, detail=f"{type(exc).__name__}: {exc}")
+
+
 class ClaudeAnswerer:
     """Answers with Claude and the course tools; one SDK client per instance, shared across threads."""
 
@@ -98,77 +112,109 @@ class ClaudeAnswerer:
         self.tools = cached_tools(toolbox.schemas)
 
     def stream(self, question: str, history: list[Exchange]) -> Iterator[AnswerEvent]:
-        """Answer as events; for now the whole answer arrives at once."""
-        yield DoneEvent(self.answer(question, history))
+        """Run the tool loop as events: a status per tool call, the reply's text as it streams, the Answer.
 
-    def answer(self, question: str, history: list[Exchange]) -> Answer:
-        """Run the tool loop: up to max_tool_rounds rounds of tools, then a final answer without tools."""
+        Up to max_tool_rounds rounds of tools, then a final answer without tools. Closing the iterator
+        early closes the HTTP stream, which stops the model.
+        """
         messages = [*history_turns(history), {"role": "user", "content": question}]
         collector = SourceCollector()
+        results: list[Source] = []  # one per search_result block sent, in order: what citations point at
         usage: Counter[str] = Counter()
+        texts: list[str] = []
         rounds = 0
-        response = self._create(messages, usage)
-        while response.stop_reason == "tool_use" and rounds < self.settings.max_tool_rounds:
-            messages.append(assistant_turn(response.content))
-            messages.append({"role": "user", "content": self._run_tools(response.content, collector)})
+        tool_choice: dict[str, str] | None = None
+        while True:
+            message = yield from self._turn(messages, usage, tool_choice, separate=any(texts))
+            cited = CitedAnswer(results, collector.sources)
+            texts.append(cited.markdown(message.content))
+            if message.stop_reason != "tool_use" or rounds >= self.settings.max_tool_rounds:
+                break
+            messages.append(assistant_turn(message.content))
+            tool_results = []
+            for block in message.content:
+                if block.type == "tool_use":
+                    yield StatusEvent(self.toolbox.describe(block.name, block.input))
+                    tool_results.append(self._run_tool(block, collector, results))
+            messages.append({"role": "user", "content": tool_results})
             rounds += 1
             # After the last allowed round the model must answer: the tools stay defined (the API refuses
             # tool blocks in a conversation without tools) but it may not call them.
-            final = rounds >= self.settings.max_tool_rounds
-            response = self._create(messages, usage, tool_choice={"type": "none"} if final else None)
-        return Answer(
-            markdown=self._markdown(response),
-            sources=collector.sources,
-            mode="claude",
-            tool_rounds=rounds,
-            usage=dict(usage),
+            tool_choice = {"type": "none"} if rounds >= self.settings.max_tool_rounds else None
+        markdown = self._finish("\n\n".join(text for text in texts if text), message.stop_reason)
+        if message.stop_reason == "max_tokens":
+            yield TextEvent(TRUNCATED_NOTE)
+        yield DoneEvent(
+            Answer(
+                markdown=markdown, sources=cited.sources, mode="claude", tool_rounds=rounds, usage=dict(usage)
+            )
         )
 
-    def _create(self, messages: list[dict[str, Any]], usage: Counter[str], tool_choice: dict | None = None):
-        """One Messages API call; SDK errors (after its retries) become ModelUnavailable."""
-        extra = {"tool_choice": tool_choice} if tool_choice else {}
+    def _turn(
+        self,
+        messages: list[dict[str, Any]],
+        usage: Counter[str],
+        tool_choice: dict[str, str] | None,
+        separate: bool,
+    ) -> Generator[AnswerEvent, None, Message]:
+        """One streamed Messages API call: yields its text deltas, returns the final message."""
+        # Plain dicts, as the API documents them; the SDK's TypedDicts would add nothing but casts.
+        params: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": MAX_TOKENS,
+            "system": self.system,
+            "tools": self.tools,
+            "messages": messages,
+        }
+        if tool_choice:
+            params["tool_choice"] = tool_choice
+        started = time.perf_counter()
         try:
-            response = self.client.messages.create(
-                model=self.model,
-                max_tokens=MAX_TOKENS,
-                system=self.system,
-                tools=self.tools,
-                messages=messages,
-                **extra,
-            )
+            with self.client.messages.stream(**params) as stream:
+                for event in stream:
+                    if event.type == "text" and event.text:
+                        if separate:
+                            # The text of an earlier turn is a paragraph of its own.
+                            yield TextEvent("\n\n")
+                            separate = False
+                        yield TextEvent(event.text)
+                message = stream.get_final_message()
         except anthropic.APIError as exc:
             # The error handler (web) or the CLI reports it once; this is for debugging the loop.
             log.info("Anthropic call failed: %s", exc)
             raise unavailable(exc) from exc
+        except httpx2.TransportError as exc:
+            # A stream that breaks after its headers arrived is not wrapped by the SDK.
+            log.info("Anthropic stream broke: %r", exc)
+            raise broken_stream(exc) from exc
+        finally:
+            observe_model_call(time.perf_counter() - started)
         for name in USAGE_FIELDS:
-            usage[name] += getattr(response.usage, name, None) or 0
-        return response
+            usage[name] += getattr(message.usage, name, None) or 0
+        return message
 
-    def _run_tools(self, content: list[Any], collector: SourceCollector) -> list[dict[str, Any]]:
-        """Run every tool_use block of a turn; one tool_result per call, in order."""
-        results = []
-        for block in content:
-            if block.type != "tool_use":
-                continue
-            result = self.toolbox.run(block.name, block.input)
-            collector.add(result.sources)
-            log.info("tool %s(%s) -> %s", block.name, block.input, "error" if result.is_error else "ok")
-            results.append(
-                {
-                    "type": "tool_result",
-                    "tool_use_id": block.id,
-                    "content": result.text,
-                    "is_error": result.is_error,
-                }
-            )
-        return results
+    def _run_tool(self, block: Any, collector: SourceCollector, results: list[Source]) -> dict[str, Any]:
+        """Run one tool_use block into its tool_result; passages go back as citable search results."""
+        result = self.toolbox.run(block.name, block.input)
+        collector.add(result.sources)
+        log.info("tool %s(%s) -> %s", block.name, block.input, "error" if result.is_error else "ok")
+        content: str | list[dict[str, Any]] = result.text
+        if result.passages and not result.is_error:
+            content = [search_result_block(passage) for passage in result.passages]
+            results.extend(passage_source(passage) for passage in result.passages)
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.id,
+            "content": content,
+            "is_error": result.is_error,
+        }
 
     @staticmethod
-    def _markdown(response) -> str:
-        """The text blocks of the final reply, or a sensible message when there are none."""
-        text = "\n\n".join(block.text.strip() for block in response.content if block.type == "text").strip()
-        if response.stop_reason == "refusal" and not text:
+    def _finish(text: str, stop_reason: str | None) -> str:
+        """The reply's markdown, or a sensible message when there is none."""
+        text = text.strip()
+        if stop_reason == "refusal" and not text:
             return REFUSED_ANSWER
         if not text:
             return EMPTY_ANSWER
-        return text + TRUNCATED_NOTE if response.stop_reason == "max_tokens" else text
+        return text + TRUNCATED_NOTE if stop_reason == "max_tokens" else text

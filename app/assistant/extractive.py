@@ -300,7 +300,9 @@ class ExtractiveAnswerer:
         """What to search for when the question names only a course or lesson: that lesson or course."""
         if plan.course is not None:
             titles = {lesson.number: lesson.title for lesson in plan.course.lessons}
-            return titles.get(plan.lesson, plan.course.title)
+            return (
+                titles.get(plan.lesson, plan.course.title) if plan.lesson is not None else plan.course.title
+            )
         return plan.topic or "overview"
 
     def _reply(self, note: str, body: str, sources: list[Source], tool_used: bool) -> Answer:
@@ -468,7 +470,7 @@ def _join(quotes: list[Quote]) -> str:
 def render_quotes(quotes: list[Quote]) -> tuple[str, list[Source]]:
     """Render quotes as a block per lesson, headed by its label, in order of first use; return the sources."""
     collector = SourceCollector()
-    groups: dict[tuple[str, int], list[Quote]] = {}
+    groups: dict[tuple[str, int | None], list[Quote]] = {}
     for quote in quotes:
         source = passage_source(quote.passage)
         collector.add([source])

@@ -9,17 +9,8 @@ from app.assistant.extractive import ExtractiveAnswerer
 from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.tools import ToolBox
 from app.config import Settings
-from app.errors import BadRequest
+from app.rules import checked_question, recent
 from app.search.embeddings import get_embedder
-
-
-def question_problem(question: str, limit: int) -> str | None:
-    """What is wrong with a (stripped) question, or None when it can go to the assistant."""
-    if not question:
-        return "Type a question first."
-    if len(question) > limit:
-        return f"Questions can be up to {limit:,} characters; this one has {len(question):,}."
-    return None
 
 
 class Assistant:
@@ -33,7 +24,8 @@ class Assistant:
         if self.mode == "claude":
             self._answerer = ClaudeAnswerer(settings, self.toolbox)
         else:
-            self._answerer = ExtractiveAnswerer(self.toolbox, get_embedder(settings.embedding_model))
+            embedder = get_embedder(settings.embedding_model, settings.embedding_cache_dir)
+            self._answerer = ExtractiveAnswerer(self.toolbox, embedder)
 
     @property
     def model(self) -> str | None:
@@ -46,13 +38,8 @@ class Assistant:
         Errors while answering (model or index unavailable) are raised by the iterator; closing it early
         (a client that went away) stops the work.
         """
-        question = question.strip()
-        problem = question_problem(question, self.settings.max_question_chars)
-        if problem:
-            raise BadRequest(problem)
-        keep = self.settings.max_history
-        recent = list(history or [])[-keep:] if keep else []
-        return self._answerer.stream(question, recent)
+        question = checked_question(question, self.settings.max_question_chars)
+        return self._answerer.stream(question, recent(history or [], self.settings.max_history))
 
     def answer(self, question: str, history: list[Exchange] | None = None) -> Answer:
         """Answer a question given the recent exchanges (trimmed to MAX_HISTORY)."""

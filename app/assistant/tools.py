@@ -7,11 +7,12 @@ from typing import Any
 
 from app.assistant.models import Source
 from app.errors import BadRequest, NotFound
+from app.rules import snippet
 from app.search.models import Outline, Passage
 
 SEARCH_TOOL = "search_course_content"
 OUTLINE_TOOL = "get_course_outline"
-SNIPPET_CHARS = 200
+STATUS_QUERY_CHARS = 60
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
     {
@@ -19,10 +20,12 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
         "description": (
             "Search the course materials (lesson transcripts and notes) for passages relevant to a query. "
             "Use it for questions about what the courses teach: concepts, explanations, examples, details "
-            "of a lesson. Returns the best-matching passages, each headed with its course and lesson. "
-            "Optionally restrict the search to one course (a full or partial title, e.g. 'RAG' or "
-            "'vector databases') and to one lesson number of that course. Do not use it for general "
-            "knowledge questions that are not about the course materials."
+            "of a lesson. Returns the best-matching passages as search results titled with their course "
+            "and lesson; cite them for the claims you take from them. Optionally restrict the search to "
+            "one course (a full or partial title, e.g. 'RAG' or 'vector databases') and to one lesson "
+            "number of that course. One search answers one sub-question: for a question with several "
+            "parts (comparing two lessons or courses, 'X and Y'), call it once per part, in parallel. Do "
+            "not use it for general knowledge questions that are not about the course materials."
         ),
         "input_schema": {
             "type": "object",
@@ -97,15 +100,6 @@ def lesson_label(course_title: str, lesson_number: int, lesson_title: str) -> st
     return f"{course_title} – Lesson {lesson_number}: {lesson_title}"
 
 
-def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """The start of a passage, cut at a word boundary."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:.") + "…"
-
-
 def passage_source(passage: Passage) -> Source:
     """The Source for a search hit: its lesson, links and a snippet."""
     return Source(
@@ -153,11 +147,17 @@ def format_outline(outline: Outline) -> str:
     return "\n".join(lines)
 
 
-def _text(value: Any, name: str, required: bool) -> str | None:
-    """A string argument, stripped; None when optional and absent or blank."""
+def _required_text(value: Any, name: str) -> str:
+    """A required string argument, stripped."""
+    text = _text(value, name)
+    if text is None:
+        raise BadRequest(f"Missing required argument '{name}'.")
+    return text
+
+
+def _text(value: Any, name: str) -> str | None:
+    """An optional string argument, stripped; None when absent or blank."""
     if value is None or (isinstance(value, str) and not value.strip()):
-        if required:
-            raise BadRequest(f"Missing required argument '{name}'.")
         return None
     if not isinstance(value, str):
         raise BadRequest(f"Argument '{name}' must be a string.")
@@ -195,18 +195,47 @@ class ToolBox:
         try:
             if name == SEARCH_TOOL:
                 return self.search(
-                    _text(arguments.get("query"), "query", required=True),
-                    _text(arguments.get("course_name"), "course_name", required=False),
+                    _required_text(arguments.get("query"), "query"),
+                    _text(arguments.get("course_name"), "course_name"),
                     _lesson(arguments.get("lesson_number")),
                 )
             if name == OUTLINE_TOOL:
-                return self.outline(_text(arguments.get("course_name"), "course_name", required=True))
+                return self.outline(_required_text(arguments.get("course_name"), "course_name"))
         except (BadRequest, NotFound) as exc:
             # The model reads the message (e.g. the list of courses) and can try again.
             return ToolResult(exc.message, is_error=True)
         return ToolResult(
             f"Unknown tool '{name}'. Available tools: {SEARCH_TOOL}, {OUTLINE_TOOL}.", is_error=True
         )
+
+    def describe(self, name: str, arguments: Any) -> str:
+        """What a tool call is about to do, for a person to read ("Searching Lesson 3 of …")."""
+        arguments = arguments if isinstance(arguments, dict) else {}
+        course = arguments.get("course_name")
+        title = self._course_title(course) if isinstance(course, str) and course.strip() else None
+        if name == OUTLINE_TOOL:
+            return f"Reading the outline of {title or 'a course'}…"
+        if name != SEARCH_TOOL:
+            return "Looking something up…"
+        try:
+            lesson = _lesson(arguments.get("lesson_number"))
+        except BadRequest:
+            lesson = None
+        if title and lesson is not None:
+            return f"Searching Lesson {lesson} of {title}…"
+        if title:
+            return f"Searching {title}…"
+        query = arguments.get("query")
+        if isinstance(query, str) and query.strip():
+            return f"Searching the courses for “{snippet(query, STATUS_QUERY_CHARS)}”…"
+        return "Searching the courses…"
+
+    def _course_title(self, name: str) -> str:
+        """The title of the course a name means, else the name as given (the tool reports the error)."""
+        try:
+            return self.index.resolve_course(name.strip()).title
+        except (BadRequest, NotFound):
+            return name.strip()
 
     def search(
         self, query: str, course_name: str | None = None, lesson_number: int | None = None

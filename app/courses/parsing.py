@@ -52,6 +52,12 @@ _MARKER = re.compile(r"^lesson\s+(\d+)\s*:\s*(.*)$", re.IGNORECASE)
 _LESSON_LINK = re.compile(r"^lesson\s+link\s*:\s*(.*)$", re.IGNORECASE)
 _HEADER = re.compile(r"^course\s+(title|link|instructor)\s*:\s*(.*)$", re.IGNORECASE)
 _MAX_HEADER_TITLE = 80
+# A Word document is a ZIP: refuse one whose parts would unpack to more than this, or that compresses its XML
+# far beyond what text does (a zip bomb), before inflating anything.
+MAX_DOCX_UNPACKED_BYTES = 200 * 1024 * 1024
+MAX_DOCX_RATIO = 100
+# More pages than any course has; a 20,000-page PDF would keep a worker busy for half a minute.
+MAX_PDF_PAGES = 2000
 # pypdf signals damage with many exception types; all of them mean the same thing to a user.
 _PDF_DAMAGE = (
     PyPdfError,
@@ -210,7 +216,7 @@ def _linked_marker_lines(lines: list[str], body_start: int) -> dict[int, int]:
     for index in range(body_start, len(lines)):
         match = _MARKER.match(lines[index].strip())
         link_index = _next_nonblank(lines, index + 1) if match else None
-        if link_index is not None and _LESSON_LINK.match(lines[link_index].strip()):
+        if match and link_index is not None and _LESSON_LINK.match(lines[link_index].strip()):
             linked[int(match.group(1))] = index
     return linked
 
@@ -218,6 +224,9 @@ def _linked_marker_lines(lines: list[str], body_start: int) -> dict[int, int]:
 def _split_lessons(lines: list[str], body_start: int, name: str) -> tuple[tuple[int, int], list[_Section]]:
     """Find the lesson headers; return the intro's line range and one section per lesson."""
     sections: list[_Section] = []
+    # Kept as the sections grow (not rebuilt per marker), so parsing stays linear in the markers.
+    taken: set[int] = set()
+    max_taken = -1
     linked = _linked_marker_lines(lines, body_start)
     index = body_start
     while index < len(lines):
@@ -228,8 +237,7 @@ def _split_lessons(lines: list[str], body_start: int, name: str) -> tuple[tuple[
         number, lesson_title = int(match.group(1)), match.group(2).strip()
         link_index = _next_nonblank(lines, index + 1)
         link_match = _LESSON_LINK.match(lines[link_index].strip()) if link_index is not None else None
-        taken = {section.number for section in sections}
-        expected = {max(taken) + 1} if taken else {0, 1}
+        expected = {max_taken + 1} if taken else {0, 1}
         if number in taken and (link_match or _looks_like_header(lines, index, body_start, lesson_title)):
             raise ParseError(name, f"duplicate lesson number {number}", line=index + 1)
         # An unlinked marker is prose when it reads as a sentence, or when the real, linked header for
@@ -241,8 +249,10 @@ def _split_lessons(lines: list[str], body_start: int, name: str) -> tuple[tuple[
             index += 1
             continue
         link = link_match.group(1).strip() if link_match else ""
-        start = link_index + 1 if link_match else index + 1
+        start = link_index + 1 if link_match and link_index is not None else index + 1
         sections.append(_Section(number, lesson_title or f"Lesson {number}", link or None, index, start))
+        taken.add(number)
+        max_taken = max(max_taken, number)
         index = start
     for section, following in zip(sections, sections[1:], strict=False):
         section.end = following.header_line
@@ -307,6 +317,10 @@ def _pdf_text(data: bytes, name: str) -> str:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise ParseError(name, "the PDF is encrypted with a password")
+        if len(reader.pages) > MAX_PDF_PAGES:
+            raise ParseError(
+                name, f"the PDF has {len(reader.pages):,} pages; at most {MAX_PDF_PAGES:,} are read"
+            )
         pages = [page.extract_text() or "" for page in reader.pages]
     except ParseError:
         raise
@@ -318,12 +332,29 @@ def _pdf_text(data: bytes, name: str) -> str:
     return text
 
 
+def _refuse_zip_bomb(members: list[zipfile.ZipInfo], name: str) -> None:
+    """Refuse a ZIP whose declared sizes unpack too far, judged from its directory without inflating."""
+    unpacked = sum(member.file_size for member in members)
+    if unpacked > MAX_DOCX_UNPACKED_BYTES:
+        limit = MAX_DOCX_UNPACKED_BYTES // (1024 * 1024)
+        raise ParseError(
+            name, f"the Word document unpacks to {unpacked // (1024 * 1024):,} MB (limit {limit} MB)"
+        )
+    for member in members:
+        # Small parts compress unevenly; only a large part with an extreme ratio is suspicious.
+        if member.file_size > 1024 * 1024 and member.file_size > MAX_DOCX_RATIO * max(
+            member.compress_size, 1
+        ):
+            raise ParseError(name, f"the Word document's {member.filename} is compressed suspiciously far")
+
+
 def _docx_text(data: bytes, name: str) -> str:
     """Extract a Word document's paragraphs (and table rows) in order, one per line."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             if "word/document.xml" not in archive.namelist():
                 raise ParseError(name, "not a Word document (a ZIP archive without word/document.xml)")
+            _refuse_zip_bomb(archive.infolist(), name)
     except zipfile.BadZipFile as exc:
         kind = _sniff(data)
         detail = f"the file is {kind}" if kind else "not a ZIP archive"

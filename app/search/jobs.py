@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import threading
 import time
@@ -14,9 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from app.config import Settings
 from app.errors import SyncBusy
 from app.files import held_elsewhere, locked, write_atomically
-from app.search.models import FileResult, SyncProgress, SyncReport
+from app.search.models import FileResult, SyncJob, SyncProgress, SyncReport
 
 JOB_FILE = "sync_job.json"
 LAST_FILE = "sync_last.json"
@@ -26,8 +28,8 @@ LOCK_FILE = "sync_job.lock"
 START_LOCK_FILE = "sync_job.start.lock"
 # Written when files change while a job runs; the job then makes another pass so they are not missed.
 RERUN_FILE = "sync_job.rerun"
-
-COUNTED = ("added", "updated", "unchanged", "removed", "failed", "refused")
+# How much lower than the request threads a background sync runs (Unix niceness: 0 to 19).
+SYNC_NICENESS = 10
 
 
 def _now() -> str:
@@ -35,22 +37,29 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON atomically, so a worker reading the progress never sees half of it."""
-    write_atomically(path, json.dumps(data))
+def write_job(path: Path, job: SyncJob) -> None:
+    """Write a job atomically, so a worker reading the progress never sees half of it."""
+    write_atomically(path, job.model_dump_json())
 
 
-def read_json(path: Path) -> dict[str, Any] | None:
-    """Read a JSON file, or None when it is missing or unreadable."""
+def read_job(path: Path) -> SyncJob | None:
+    """Read a job file, or None when it is missing or unreadable."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return SyncJob.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError):
         return None
 
 
-def _pid_alive(pid: Any) -> bool:
+def yield_to_requests() -> None:
+    """Lower this thread's CPU priority: in a web worker, a chat search should not wait behind embedding."""
+    # Linux schedules threads one by one, so this niceness is the sync thread's alone; elsewhere, no-op.
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SYNC_NICENESS)
+
+
+def _pid_alive(pid: int) -> bool:
     """True when a process with this id exists on this machine."""
-    if not isinstance(pid, int) or pid <= 0:
+    if pid <= 0:
         return False
     try:
         os.kill(pid, 0)
@@ -61,19 +70,10 @@ def _pid_alive(pid: Any) -> bool:
     return True
 
 
-def summarize(results: list[dict[str, Any]]) -> dict[str, int]:
-    """Count results by status, plus the chunks written."""
-    counts = {status: 0 for status in COUNTED}
-    for result in results:
-        counts[result["status"]] = counts.get(result["status"], 0) + 1
-    counts["chunks"] = sum(r.get("chunks") or 0 for r in results if r["status"] in ("added", "updated"))
-    return counts
-
-
 class SyncJobs:
     """Start a sync in a background thread unless one runs anywhere, and report its progress."""
 
-    def __init__(self, settings, indexer: Callable[[], Any]):
+    def __init__(self, settings: Settings, indexer: Callable[[], Any]):
         self.settings = settings
         self._indexer = indexer
         self._thread: threading.Thread | None = None
@@ -83,7 +83,7 @@ class SyncJobs:
         """The folder beside the index that holds the job's files."""
         return Path(self.settings.state_dir)
 
-    def start(self, rebuild: bool = False, files_changed: bool = False) -> dict[str, Any]:
+    def start(self, rebuild: bool = False, files_changed: bool = False) -> SyncJob:
         """Start a job and return its status; when one is running, return that one instead.
 
         `files_changed` says DOCS_DIR was just changed: a running job then makes one more pass.
@@ -97,14 +97,16 @@ class SyncJobs:
                 # Held by the job thread for the job's whole life; the stack releases it when the job ends.
                 lock.enter_context(locked(self._dir / LOCK_FILE, wait=False))
             except BlockingIOError:
-                return {**(self._read_status() or {"state": "running"}), "already_running": True}
-            job = self._record_new_job(rebuild)
-        thread = threading.Thread(
-            target=self._run, args=(job, lock), name=f"sync-job-{job['id']}", daemon=True
-        )
+                running = self._read_status() or self._new_job(rebuild)  # held, job file not yet readable
+                return running.model_copy(update={"already_running": True})
+            job = self._new_job(rebuild)
+            # Written before the thread starts and before we answer, so the first poll already sees the job.
+            write_job(self._dir / JOB_FILE, job)
+        answer = job.model_copy(deep=True)
+        thread = threading.Thread(target=self._run, args=(job, lock), name=f"sync-job-{job.id}", daemon=True)
         self._thread = thread
         thread.start()
-        return dict(job)
+        return answer
 
     @contextlib.contextmanager
     def _starting(self) -> Iterator[None]:
@@ -112,37 +114,20 @@ class SyncJobs:
         with locked(self._dir / START_LOCK_FILE):
             yield
 
-    def _record_new_job(self, rebuild: bool) -> dict[str, Any]:
-        """Write a new running job to the job file and return it."""
-        job = {
-            "id": uuid.uuid4().hex[:12],
-            "state": "running",
-            "rebuild": rebuild,
-            "done": 0,
-            "total": 0,
-            "current_file": None,
-            "note": None,
-            "results": [],
-            "errors": [],
-            "failure": None,
-            "summary": summarize([]),
-            "seconds": None,
-            "started_at": _now(),
-            "finished_at": None,
-            "pid": os.getpid(),
-        }
-        # Written before the thread starts and before we answer, so the first poll already sees the job.
-        write_json(self._dir / JOB_FILE, job)
-        return job
+    @staticmethod
+    def _new_job(rebuild: bool) -> SyncJob:
+        """A running job owned by this process."""
+        return SyncJob(id=uuid.uuid4().hex[:12], rebuild=rebuild, started_at=_now(), pid=os.getpid())
 
-    def _run(self, job: dict[str, Any], lock: contextlib.ExitStack) -> None:
+    def _run(self, job: SyncJob, lock: contextlib.ExitStack) -> None:
         """Run sync passes until no file changed during the last one, then record the outcome."""
+        yield_to_requests()
         try:
             self._run_passes(job)
-            job["state"] = "done"
+            job.state = "done"
         except Exception as exc:  # noqa: BLE001 - any failure must end up in the progress file, not a dead thread
-            job["state"] = "failed"
-            job["failure"] = f"The sync failed: {getattr(exc, 'message', None) or exc}"
+            job.state = "failed"
+            job.failure = f"The sync failed: {getattr(exc, 'message', None) or exc}"
         finally:
             self._record_end(job)
             lock.close()
@@ -150,28 +135,27 @@ class SyncJobs:
         if (self._dir / RERUN_FILE).exists():
             self.start(files_changed=True)
 
-    def _run_passes(self, job: dict[str, Any]) -> None:
+    def _run_passes(self, job: SyncJob) -> None:
         """Sync again while files changed during the pass; only the first pass rebuilds."""
-        results: dict[str, dict[str, Any]] = {}
-        rebuild = job["rebuild"]
+        results: dict[str, FileResult] = {}
+        rebuild = job.rebuild
         while True:
             (self._dir / RERUN_FILE).unlink(missing_ok=True)
             report = self._pass(job, results, rebuild)
-            job["seconds"] = round((job["seconds"] or 0) + report.seconds, 2)
+            job.seconds = round((job.seconds or 0) + report.seconds, 2)
             rebuild = False
             if not (self._dir / RERUN_FILE).exists():
                 return
 
-    def _record_end(self, job: dict[str, Any]) -> None:
+    def _record_end(self, job: SyncJob) -> None:
         """Write the ended job to the job file and keep it as the last job."""
-        job["current_file"] = None
-        job["note"] = None
-        job["finished_at"] = _now()
-        job["summary"] = summarize(job["results"])
-        write_json(self._dir / JOB_FILE, job)
-        write_json(self._dir / LAST_FILE, job)
+        job.current_file = job.note = None
+        job.chunks_done = job.chunks_total = 0
+        job.finished_at = _now()
+        write_job(self._dir / JOB_FILE, job)
+        write_job(self._dir / LAST_FILE, job)
 
-    def _pass(self, job: dict[str, Any], results: dict[str, dict[str, Any]], rebuild: bool) -> SyncReport:
+    def _pass(self, job: SyncJob, results: dict[str, FileResult], rebuild: bool) -> SyncReport:
         """One indexer sync, reporting each progress event to the job file."""
         progress = functools.partial(self._on_progress, job, results)
         indexer = self._indexer()
@@ -179,72 +163,62 @@ class SyncJobs:
             report = indexer.sync(rebuild=rebuild, progress=progress, wait=False)
         except SyncBusy:
             # The index's writer lock is held outside this job (e.g. `flask index`): wait for it, visibly.
-            job["note"] = "Waiting for another sync of the index (for example `flask index`) to finish."
-            write_json(self._dir / JOB_FILE, job)
+            job.note = "Waiting for another sync of the index (for example `flask index`) to finish."
+            write_job(self._dir / JOB_FILE, job)
             report = indexer.sync(rebuild=rebuild, progress=progress, wait=True)
         for result in report.results:
             self._merge(results, result)
         self._publish(job, results)
         return report
 
-    def _on_progress(
-        self, job: dict[str, Any], results: dict[str, dict[str, Any]], event: SyncProgress
-    ) -> None:
+    def _on_progress(self, job: SyncJob, results: dict[str, FileResult], event: SyncProgress) -> None:
         """Copy a progress event into the job file."""
-        job["done"], job["total"], job["current_file"] = event.done, event.total, event.current_file
-        job["note"] = None
+        job.done, job.total, job.current_file = event.done, event.total, event.current_file
+        job.chunks_done, job.chunks_total = event.chunks_done, event.chunks_total
+        job.note = None
         if event.result is not None:
             self._merge(results, event.result)
             self._publish(job, results)
-            job["summary"] = summarize(job["results"])
-        write_json(self._dir / JOB_FILE, job)
+        write_job(self._dir / JOB_FILE, job)
 
     @staticmethod
-    def _publish(job: dict[str, Any], results: dict[str, dict[str, Any]]) -> None:
-        """Copy the merged results, and their errors, into the job."""
-        job["results"] = list(results.values())
-        job["errors"] = [r["error"] for r in job["results"] if r.get("error")]
+    def _publish(job: SyncJob, results: dict[str, FileResult]) -> None:
+        """Copy the merged results into the job."""
+        job.results = list(results.values())
 
     @staticmethod
-    def _merge(results: dict[str, dict[str, Any]], result: FileResult) -> None:
+    def _merge(results: dict[str, FileResult], result: FileResult) -> None:
         """Record a file's result; a later 'unchanged' pass does not hide what an earlier pass did."""
         previous = results.get(result.file)
-        if previous is not None and result.status == "unchanged" and previous["status"] != "unchanged":
+        if previous is not None and result.status == "unchanged" and previous.status != "unchanged":
             return
-        results[result.file] = result.model_dump()
+        results[result.file] = result
 
-    def status(self) -> dict[str, Any] | None:
+    def status(self) -> SyncJob | None:
         """The current or last job, with a running job whose owner died reported as 'interrupted'."""
         with self._starting():
             return self._read_status()
 
-    def _read_status(self) -> dict[str, Any] | None:
+    def _read_status(self) -> SyncJob | None:
         """The job file, judged for staleness (call with the start lock held)."""
-        job = read_json(self._dir / JOB_FILE)
-        if job is None:
-            return None
-        if job.get("state") == "running" and self._owner_gone(job):
-            job["state"] = "interrupted"
-            job["current_file"] = None
-            job["failure"] = "The sync stopped before it finished: the process running it ended."
+        job = read_job(self._dir / JOB_FILE)
+        if job is not None and job.running and self._owner_gone(job):
+            job.state = "interrupted"
+            job.current_file = None
+            job.failure = "The sync stopped before it finished: the process running it ended."
         return job
 
-    def _owner_gone(self, job: dict[str, Any]) -> bool:
+    def _owner_gone(self, job: SyncJob) -> bool:
         """True when the process that ran this job is gone or no longer holds the job lock."""
-        if not _pid_alive(job.get("pid")):
+        if not _pid_alive(job.pid):
             return True
-        if job.get("pid") == os.getpid() and self._thread is not None and self._thread.is_alive():
+        if job.pid == os.getpid() and self._thread is not None and self._thread.is_alive():
             return False
         return not held_elsewhere(self._dir / LOCK_FILE)
 
-    def last(self) -> dict[str, Any] | None:
+    def last(self) -> SyncJob | None:
         """The last finished job (done or failed), kept for the admin page."""
-        return read_json(self._dir / LAST_FILE)
-
-    def running(self) -> bool:
-        """True when a job is running in any process."""
-        job = self.status()
-        return bool(job and job["state"] == "running")
+        return read_job(self._dir / LAST_FILE)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for this process's job thread to end (a hook for tests and the CLI); True when it ended."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -49,6 +49,10 @@ class CourseRecord(Outline):
 
 
 FileStatus = Literal["added", "updated", "unchanged", "removed", "failed", "refused"]
+# Every status in the order reports list them (the CLI's totals, the admin page's summary).
+FILE_STATUSES: tuple[FileStatus, ...] = get_args(FileStatus)
+# Statuses whose chunks were written by the sync.
+WRITTEN: tuple[FileStatus, ...] = ("added", "updated")
 
 
 class FileResult(BaseModel):
@@ -68,6 +72,9 @@ class SyncProgress(BaseModel):
     total: int
     current_file: str | None = None
     result: FileResult | None = None
+    # Within the current file: chunks embedded and written so far, of how many.
+    chunks_done: int = 0
+    chunks_total: int = 0
 
 
 class SyncReport(BaseModel):
@@ -84,9 +91,58 @@ class SyncReport(BaseModel):
     @property
     def chunks(self) -> int:
         """Chunks written by this sync."""
-        return sum(result.chunks for result in self.results if result.status in ("added", "updated"))
+        return sum(result.chunks for result in self.results if result.status in WRITTEN)
 
     @property
     def problems(self) -> list[FileResult]:
         """Files that failed to parse or were refused."""
         return [result for result in self.results if result.status in ("failed", "refused")]
+
+
+JobState = Literal["running", "done", "failed", "interrupted"]
+
+
+class SyncJob(BaseModel):
+    """A background sync as every worker reads it from the job file: its state, progress and results."""
+
+    id: str
+    state: JobState = "running"
+    rebuild: bool = False
+    done: int = 0
+    total: int = 0
+    current_file: str | None = None
+    # Chunks of the current file embedded so far, so a large file shows movement (0 of 0 between files).
+    chunks_done: int = 0
+    chunks_total: int = 0
+    note: str | None = None
+    results: list[FileResult] = Field(default_factory=list)
+    failure: str | None = None
+    seconds: float | None = None
+    started_at: str
+    finished_at: str | None = None
+    pid: int
+    # Set on the answer to a start request that found another job running (that job is returned).
+    already_running: bool = False
+
+    @property
+    def running(self) -> bool:
+        """True while the job has not ended."""
+        return self.state == "running"
+
+    @property
+    def errors(self) -> list[str]:
+        """The error of each file that failed or was refused."""
+        return [result.error for result in self.results if result.error]
+
+    @property
+    def summary(self) -> dict[str, int]:
+        """Files per status, plus the chunks written."""
+        counts: dict[str, int] = dict.fromkeys(FILE_STATUSES, 0)
+        for result in self.results:
+            counts[result.status] += 1
+        counts["chunks"] = sum(result.chunks for result in self.results if result.status in WRITTEN)
+        return counts
+
+    def public(self) -> dict:
+        """The JSON form for the API: the stored fields plus the derived summary and errors."""
+        return {**self.model_dump(mode="json"), "summary": self.summary, "errors": self.errors}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.links import safe_url
 from app.search.models import Passage
 
 
@@ -13,7 +14,7 @@ def passage_json(passage: Passage) -> dict[str, Any]:
         "course_title": passage.course_title,
         "lesson_number": passage.lesson_number,
         "lesson_title": passage.lesson_title,
-        "lesson_link": passage.lesson_link,
+        "lesson_link": safe_url(passage.lesson_link),
         "chunk_index": passage.chunk_index,
         "score": round(passage.score, 4),
         "text": passage.text,

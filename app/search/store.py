@@ -119,7 +119,7 @@ class ChromaStore:
             if self._client is None:
                 chroma_settings = ChromaSettings(anonymized_telemetry=False)
                 try:
-                    if self.settings.uses_chroma_server:
+                    if self.settings.chroma_host:
                         self._client = chromadb.HttpClient(
                             host=self.settings.chroma_host,
                             port=self.settings.chroma_port,

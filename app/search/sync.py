@@ -18,7 +18,7 @@ from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, 
 from app.errors import AppError, SyncBusy
 from app.files import locked
 from app.search.index import CourseIndex
-from app.search.models import CourseRecord, FileResult, SyncProgress, SyncReport
+from app.search.models import CourseRecord, FileResult, FileStatus, SyncProgress, SyncReport
 
 Progress = Callable[[SyncProgress], None]
 LOCK_NAME = "sync.lock"
@@ -34,6 +34,8 @@ class _Run:
     generation: str | None  # None for a plain sync
     versions: dict[str, str]  # live version per course id, read only for a rebuild
     claimed: dict[str, str] = field(default_factory=dict)  # course id -> the file holding it after this pass
+    # Reports chunks written of the current file (done, total), so a large file's progress moves.
+    on_chunks: Callable[[int, int], None] = lambda done, total: None
 
 
 class Indexer:
@@ -131,11 +133,23 @@ class Indexer:
         results: list[FileResult] = []
         for done, (name, step) in enumerate(steps):
             progress(SyncProgress(done=done, total=len(steps), current_file=name))
+            run.on_chunks = functools.partial(self._chunk_progress, progress, done, len(steps), name)
             step_results = step()
             results.extend(step_results)
             first = step_results[0] if step_results else None
             progress(SyncProgress(done=done + 1, total=len(steps), current_file=name, result=first))
         return results
+
+    @staticmethod
+    def _chunk_progress(
+        progress: Progress, done: int, total: int, name: str, chunks_done: int, chunks_total: int
+    ) -> None:
+        """Report chunks written of the file being indexed."""
+        progress(
+            SyncProgress(
+                done=done, total=total, current_file=name, chunks_done=chunks_done, chunks_total=chunks_total
+            )
+        )
 
     def _new_run(self, files: list[Path], generation: str | None) -> _Run:
         """Snapshot the catalog and the folder's file names for one pass."""
@@ -194,9 +208,9 @@ class Indexer:
     def _index_course(self, course: Course, name: str, run: _Run) -> FileResult:
         """Chunk and write a parsed course, and claim it for its file."""
         chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
-        self.index.upsert_course(course, chunks, generation=run.generation or "")
+        self.index.upsert_course(course, chunks, generation=run.generation or "", on_chunks=run.on_chunks)
         run.claimed[course.id] = name
-        status = "updated" if course.id in run.catalog else "added"
+        status: FileStatus = "updated" if course.id in run.catalog else "added"
         return FileResult(file=name, status=status, course_title=course.title, chunks=len(chunks))
 
     def _remove(self, record: CourseRecord, name: str) -> FileResult:

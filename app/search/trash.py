@@ -11,7 +11,7 @@ from pathlib import Path
 from app.config import Settings
 from app.courses.parsing import ParseError, parse_bytes
 from app.errors import AppError, NotFound
-from app.files import locked, write_atomically
+from app.files import locked_folder, write_atomically
 from app.search.models import CourseRecord
 from app.search.sync import Indexer
 
@@ -75,7 +75,7 @@ class Trash:
             raise NotFound("That file is not in the trash.")
         target = Path(self.settings.docs_dir) / match.group(2)
         # The folder lock is the one uploads take, so an upload of the same name or title cannot slip in.
-        with self.indexer.writer_lock(wait=False), locked(target.parent):
+        with self.indexer.writer_lock(wait=False), locked_folder(target.parent):
             if target.exists():
                 raise AppError(f"{target.name} is already in the docs folder; remove it first.", status=409)
             data = path.read_bytes()

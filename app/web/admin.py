@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import hmac
-import time
 from pathlib import Path
 from typing import Any
 
 from flask import (
     Blueprint,
-    Response,
     current_app,
     flash,
     jsonify,
@@ -17,16 +15,18 @@ from flask import (
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from app.courses.parsing import SUPPORTED_EXTENSIONS
 from app.errors import AppError, NotFound, PayloadTooLarge, Unauthorized
 from app.extensions import limiter
 from app.search.jobs import SyncJobs
+from app.search.models import SyncJob
 from app.services import services, settings
+from app.web.admin_session import sign_in, sign_out, signed_in
 from app.web.errors import wants_json
 from app.web.htmx import is_htmx
 from app.web.redirects import safe_local_path
@@ -34,7 +34,6 @@ from app.web.uploads import megabytes, save_uploads
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
-SESSION_KEY = "admin_until"
 PUBLIC_ENDPOINTS = {"admin.login", "admin.logout"}
 # htmx stops polling when a poll answers with this status.
 STOP_POLLING = 286
@@ -88,18 +87,12 @@ def _too_large(error: RequestEntityTooLarge):
     )
 
 
-def signed_in() -> bool:
-    """True when the session carries an unexpired admin flag."""
-    until = session.get(SESSION_KEY)
-    return isinstance(until, int | float) and until > time.time()
-
-
 @bp.before_request
-def _require_login() -> Response | None:
+def _require_login() -> ResponseReturnValue | None:
     """Send anyone not signed in to the login page (401 for JSON and htmx requests)."""
     if request.endpoint in PUBLIC_ENDPOINTS or signed_in():
         return None
-    session.pop(SESSION_KEY, None)
+    sign_out(everywhere=False)
     login = url_for("admin.login", next=_next_target())
     if is_htmx():
         response = make_response("Sign in to continue.", 401)
@@ -139,15 +132,14 @@ def login():
     expected = settings().admin_password or ""
     if not hmac.compare_digest(password.encode("utf-8"), expected.encode("utf-8")):
         return render_template("admin/login.html", next=target, error="Wrong password."), 401
-    session[SESSION_KEY] = time.time() + settings().admin_session_hours * 3600
-    session.permanent = True
+    sign_in()
     return redirect(target, 303)
 
 
 @bp.post("/logout")
 def logout():
-    """Drop the admin flag and go back to the sign-in page."""
-    session.pop(SESSION_KEY, None)
+    """Sign out here and end every other admin session (a copied cookie too), then show the sign-in page."""
+    sign_out()
     return redirect(url_for("admin.login"), 303)
 
 
@@ -178,8 +170,8 @@ def _page_context(**extra: Any) -> dict[str, Any]:
 
 def _course_errors() -> dict[str, str]:
     """The last finished sync's error per file, shown next to the course that kept its old version."""
-    last = jobs().last() or {}
-    return {result["file"]: result["error"] for result in last.get("results", []) if result.get("error")}
+    last = jobs().last()
+    return {result.file: result.error for result in last.results if result.error} if last else {}
 
 
 @bp.route("/<path:rest>", methods=["GET", "POST"])
@@ -228,12 +220,12 @@ def rebuild():
     return _started(jobs().start(rebuild=True))
 
 
-def _started(job: dict[str, Any]) -> Response | tuple[str, int]:
+def _started(job: SyncJob) -> ResponseReturnValue:
     """Answer a started (or already running) job: the progress fragment, or a redirect to the status page."""
     if is_htmx():
         return _progress_fragment(job)
     if wants_json():
-        return jsonify(job), 202
+        return jsonify(job.public()), 202
     return redirect(url_for("admin.sync_status"), 303)
 
 
@@ -244,16 +236,16 @@ def sync_status():
     if is_htmx():
         return _progress_fragment(job)
     if wants_json():
-        return jsonify(job or {"state": "idle"})
+        return jsonify(job.public() if job else {"state": "idle"})
     return render_template("admin/status.html", job=job, running=_is_running(job))
 
 
-def _is_running(job: dict[str, Any] | None) -> bool:
+def _is_running(job: SyncJob | None) -> bool:
     """True for a job that is still running."""
-    return bool(job and job.get("state") == "running")
+    return job is not None and job.running
 
 
-def _progress_fragment(job: dict[str, Any] | None) -> tuple[str, int]:
+def _progress_fragment(job: SyncJob | None) -> tuple[str, int]:
     """The progress fragment; once the job ended it also refreshes the course table out of band."""
     if _is_running(job):
         return render_template("_sync_progress.html", job=job), 200

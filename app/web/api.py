@@ -13,17 +13,21 @@ from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange, Sourc
 from app.assistant.service import final_answer
 from app.errors import AppError, BadRequest, ServiceUnavailable
 from app.extensions import ask_limit, csrf
+from app.links import safe_url
+from app.rules import MAX_PASSAGES, checked_question, recent
 from app.search.serialize import results_json
 from app.services import services, settings
 from app.web.errors import describe
 from app.web.history import decode_exchanges, encode_exchanges
+from app.web.observability import record_answer
 from app.web.sse import close_events, sse_message, sse_response
 
 bp = Blueprint("api", __name__)
 csrf.exempt(bp)
 
 SESSION_SALT = "api-session"
-MAX_K = 50
+# MAX_HISTORY (at most 20) exchanges of long answers, compressed, stay far below this.
+MAX_SESSION_TOKEN_CHARS = 64_000
 
 
 @bp.post("/api/query")
@@ -66,10 +70,10 @@ def _query_messages(events: Iterator[AnswerEvent], question: str, history: list[
 
 
 def _query_result(answer: Answer, question: str, history: list[Exchange]) -> dict[str, Any]:
-    """The JSON for a finished answer, with the session_id that continues the conversation."""
+    """The JSON for a finished answer (noted in the metrics), with the session_id that continues it."""
+    record_answer(answer)
     exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
-    max_history = settings().max_history
-    history = [*history, exchange][-max_history:] if max_history else []
+    history = recent([*history, exchange], settings().max_history)
     return {
         "answer": answer.markdown,
         "sources": [short_label(source) for source in answer.sources],
@@ -79,7 +83,7 @@ def _query_result(answer: Answer, question: str, history: list[Exchange]) -> dic
                 "course": source.course_title,
                 "lesson": source.lesson_number,
                 "lesson_title": source.lesson_title,
-                "link": source.link,
+                "link": safe_url(source.link),
             }
             for source in answer.sources
         ],
@@ -97,9 +101,11 @@ def courses():
         courses=[
             {
                 "title": record.title,
-                "link": record.link,
+                "link": safe_url(record.link),
                 "instructor": record.instructor,
-                "lessons": [lesson.model_dump() for lesson in record.lessons],
+                "lessons": [
+                    {**lesson.model_dump(), "link": safe_url(lesson.link)} for lesson in record.lessons
+                ],
             }
             for record in records
         ],
@@ -112,7 +118,7 @@ def search():
     text = _required_text(request.args.get("q"), "q")
     course = request.args.get("course", "").strip() or None
     lesson = _int_arg("lesson", minimum=0)
-    k = _int_arg("k", minimum=1, maximum=MAX_K)
+    k = _int_arg("k", minimum=1, maximum=MAX_PASSAGES)
     passages = services().index.search(text, course=course, lesson=lesson, k=k)
     return jsonify(results_json(passages))
 
@@ -148,7 +154,7 @@ def short_label(source: Source) -> str:
 
 def _serializer() -> URLSafeTimedSerializer:
     """Signs and checks the session_id tokens (timestamped, so they expire like the session cookie)."""
-    return URLSafeTimedSerializer(current_app.secret_key, salt=SESSION_SALT)
+    return URLSafeTimedSerializer(str(current_app.config["SECRET_KEY"]), salt=SESSION_SALT)
 
 
 def _load_session(token: Any) -> list[Exchange]:
@@ -157,10 +163,12 @@ def _load_session(token: Any) -> list[Exchange]:
         return []
     if not isinstance(token, str):
         raise BadRequest("Invalid session_id.", detail="session_id must be a string returned by this API.")
+    if len(token) > MAX_SESSION_TOKEN_CHARS:  # before checking the signature: never unpack a huge token
+        raise BadRequest("Invalid session_id.", detail="The session_id is longer than any this API issues.")
     try:
-        lifetime = current_app.permanent_session_lifetime.total_seconds()
+        lifetime = int(current_app.permanent_session_lifetime.total_seconds())
         history = _serializer().loads(token, max_age=lifetime)
-        return decode_exchanges(history)
+        return recent(decode_exchanges(history), settings().max_history)
     except SignatureExpired as exc:
         raise BadRequest(
             "Expired session_id.", detail="Start a new conversation without a session_id."
@@ -173,7 +181,10 @@ def _load_session(token: Any) -> list[Exchange]:
 
 def _json_object() -> dict[str, Any]:
     """The request body as a JSON object, or a 400."""
-    body = request.get_json(silent=True)
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # silent=True covers malformed JSON, not JSON nested past Python's stack
+        raise BadRequest("The JSON body is nested too deeply.") from None
     if not isinstance(body, dict):
         raise BadRequest(
             "Expected a JSON object.",
@@ -186,10 +197,7 @@ def _required_text(value: Any, name: str) -> str:
     """A non-empty string of at most MAX_QUESTION_CHARS characters, or a 400 naming the field."""
     if not isinstance(value, str) or not value.strip():
         raise BadRequest(f"Missing {name}.", detail=f"'{name}' must be a non-empty string.")
-    limit = settings().max_question_chars
-    if len(value.strip()) > limit:
-        raise BadRequest(f"{name} is too long.", detail=f"'{name}' can be up to {limit} characters.")
-    return value.strip()
+    return checked_question(value, settings().max_question_chars)
 
 
 def _int_arg(name: str, minimum: int, maximum: int | None = None) -> int | None:

@@ -5,15 +5,17 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
 from app.assistant.models import Exchange
-from app.assistant.service import question_problem
-from app.errors import AppError, BadRequest
+from app.errors import AppError, BadRequest, NotFound
 from app.extensions import ask_limit
+from app.links import safe_url
+from app.rules import question_problem
 from app.search.models import CourseRecord
 from app.services import services, settings
 from app.web.chat_stream import chat_messages, failed_html
 from app.web.history import History, clear_history, load_history, save_history
 from app.web.htmx import is_htmx
-from app.web.markdown import render_markdown, safe_url
+from app.web.markdown import render_answer, render_markdown, source_anchor
+from app.web.observability import record_answer
 from app.web.redirects import safe_local_path
 from app.web.sse import sse_message, sse_response
 from app.web.stream_tokens import (
@@ -28,12 +30,26 @@ from app.web.stream_tokens import (
 bp = Blueprint("chat", __name__)
 
 THEMES = ("auto", "light", "dark")
+# Lessons listed per course in the sidebar; the course's outline page lists the rest.
+SIDEBAR_LESSONS = 30
 
 
 @bp.app_template_filter("markdown")
 def markdown_filter(text: str):
     """Jinja filter: markdown to sanitized HTML."""
     return render_markdown(text)
+
+
+@bp.app_template_filter("answer_html")
+def answer_html_filter(exchange: Exchange):
+    """Jinja filter: an exchange's answer as sanitized HTML, its citation markers linked to its sources."""
+    return render_answer(exchange.answer, exchange.sources)
+
+
+@bp.app_template_filter("source_anchor")
+def source_anchor_filter(exchange: Exchange, number: int) -> str:
+    """Jinja filter: the page id of an exchange's `number`-th source, where its markers link."""
+    return source_anchor(exchange.answer, number)
 
 
 @bp.app_template_filter("safe_url")
@@ -81,6 +97,7 @@ def ask():
     # Without JavaScript: answer in this request. Errors (model down, index down) go to the one error
     # handler, which offers to ask again.
     answer = services().assistant.answer(question, history.for_model(settings().max_history))
+    record_answer(answer)
     stored = _commit(Exchange(question=question, answer=answer.markdown, sources=answer.sources), history)
     # Land on the new exchange, not the top of the page.
     return redirect(url_for(".index", _anchor=f"exchange-{last_number(stored)}"), 303)
@@ -138,6 +155,15 @@ def theme():
     return redirect(safe_local_path(request.form.get("next"), url_for(".index")), 303)
 
 
+@bp.get("/courses/<course_id>")
+def course(course_id: str):
+    """A course's outline page: every lesson, linked."""
+    record = services().index.get_course(course_id)
+    if record is None:
+        raise NotFound("There is no course at this address.")
+    return render_template("course.html", course=record)
+
+
 def suggested_questions(courses: list[CourseRecord]) -> list[str]:
     """A few questions that show what the assistant can do with the courses there are."""
     if not courses:
@@ -161,6 +187,7 @@ def _page(history: History, form_error: str | None = None, form_value: str = "")
         courses=courses,
         courses_error=courses_error,
         suggestions=suggested_questions(courses),
+        sidebar_lessons=SIDEBAR_LESSONS,
         history=history,
         first_number=last_number(history) - len(history.exchanges) + 1,
         mode=assistant.mode,

@@ -11,6 +11,7 @@ from app.assistant.models import AnswerEvent, DoneEvent, Exchange, StatusEvent, 
 from app.errors import AppError
 from app.web.errors import describe
 from app.web.markdown import render_markdown
+from app.web.observability import record_answer
 from app.web.sse import close_events, sse_message
 from app.web.stream_tokens import commit_token
 
@@ -43,6 +44,7 @@ def chat_messages(
                     yield sse_message("text", str(render_markdown(text)))
             elif isinstance(event, DoneEvent):
                 answer = event.answer
+                record_answer(answer)
                 exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
                 html = render_template(
                     "_stream_done.html",

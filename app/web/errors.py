@@ -56,6 +56,8 @@ def handle_error(error: Exception):
     """Render `error` for whoever asked: JSON, a fragment (status 200 for htmx) or a page."""
     if isinstance(error, HTTPException) and (error.code is None or error.code < 400):
         return error  # routing redirects travel as HTTPExceptions; let them through
+    if current_app.debug and not isinstance(error, AppError | HTTPException):
+        raise error  # in debug mode the Werkzeug debugger shows the traceback
     status, title, message, detail = describe(error)
     if status >= 500:
         if isinstance(error, AppError):
@@ -79,5 +81,8 @@ def _retry_question() -> str | None:
     """The question to offer again when asking it failed."""
     if request.endpoint != "chat.ask" or request.method != "POST":
         return None
-    question = request.form.get("question", "").strip()
+    try:
+        question = request.form.get("question", "").strip()
+    except HTTPException:  # the body itself was the problem (too large, too many parts): never read it twice
+        return None
     return question or None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -9,24 +10,24 @@ from flask import current_app, session
 from pydantic import TypeAdapter, ValidationError
 from werkzeug.http import dump_cookie
 
+from app.assistant.citations import strip_markers
 from app.assistant.models import Exchange, Source
-from app.assistant.tools import snippet
+from app.rules import STORED_SNIPPET_CHARS, recent, snippet
 
 SESSION_KEY = "chat"
 FORMAT_VERSION = 1
 # Browsers drop cookies over 4,096 bytes; stay clearly below, measured on the whole Set-Cookie value.
 COOKIE_BUDGET = 4000
-# Shorter than a fresh answer's snippets: every stored character counts against the cookie budget.
-SNIPPET_CHARS = 160
 # Below this, shortening an answer or a question further is pointless: the exchange goes instead.
 MIN_TEXT_CHARS = 120
 ELLIPSIS = " …"
+_PARTIAL_MARKER = re.compile(r"\[(?:\^\d*)?$")
 
 # Compact, positional forms: [label, course, lesson, lesson title, course link, lesson link, snippet].
 _StoredSource = tuple[str, str, int | None, str | None, str | None, str | None, str]
 _StoredExchange = tuple[str, str, list[_StoredSource]]
 _exchanges_adapter = TypeAdapter(list[_StoredExchange])
-_session_adapter = TypeAdapter(tuple[Literal[FORMAT_VERSION], list[_StoredExchange], bool])
+_session_adapter = TypeAdapter(tuple[Literal[1], list[_StoredExchange], bool])  # 1 is FORMAT_VERSION
 
 
 @dataclass
@@ -38,7 +39,7 @@ class History:
 
     def for_model(self, max_history: int) -> list[Exchange]:
         """The last `max_history` exchanges, sent to the model as turns."""
-        return self.exchanges[-max_history:] if max_history > 0 else []
+        return recent(self.exchanges, max_history)
 
     def add(self, exchange: Exchange, max_history: int) -> History:
         """A new history with `exchange` appended and only the last `max_history` kept."""
@@ -63,7 +64,7 @@ def encode_exchanges(exchanges: list[Exchange]) -> list[list[Any]]:
                     s.lesson_title,
                     s.course_link,
                     s.lesson_link,
-                    snippet(s.snippet, SNIPPET_CHARS),
+                    snippet(s.snippet, STORED_SNIPPET_CHARS),
                 ]
                 for s in exchange.sources
             ],
@@ -153,7 +154,9 @@ def _shrink(exchanges: list[Exchange]) -> bool:
         exchange.question = _shorten(exchange.question)
         return True
     if exchange.sources:
+        # Markers number the sources; without them they would point nowhere.
         exchange.sources.clear()
+        exchange.answer = strip_markers(exchange.answer)
         return True
     exchanges.clear()
     return True
@@ -167,12 +170,14 @@ def _shorten(text: str) -> str:
     boundary = cut.rfind(" ")
     if boundary > len(cut) // 2:
         cut = cut[:boundary]
+    # A citation marker cut in half would show as stray brackets.
+    cut = _PARTIAL_MARKER.sub("", cut)
     return cut.rstrip() + ELLIPSIS
 
 
 def cookie_size() -> int:
     """The byte length of the Set-Cookie value the current session would produce."""
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # the proxy's real app
     interface = app.session_interface
     value = interface.get_signing_serializer(app).dumps(dict(session))
     header = dump_cookie(

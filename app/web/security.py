@@ -34,4 +34,7 @@ def add_headers(response: Response) -> Response:
     """Set each security header unless the view chose its own."""
     for name, value in HEADERS.items():
         response.headers.setdefault(name, value)
+    if response.mimetype == "text/html":
+        # Pages carry a conversation or the admin's view: no shared or back-button cache may keep them.
+        response.headers.setdefault("Cache-Control", "no-store")
     return response

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -12,7 +14,10 @@ from werkzeug.utils import secure_filename
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, parse_bytes
 from app.errors import AppError
-from app.files import locked, write_atomically
+from app.files import locked_folder, stage_file
+
+# Well under the 255 bytes a file name may have, leaving room for the temp and trash prefixes.
+MAX_NAME_CHARS = 120
 
 
 @dataclass
@@ -51,22 +56,32 @@ def megabytes(size: int) -> str:
 
 
 def safe_name(name: str) -> str:
-    """Return a safe base name for an uploaded file; raise ValueError with the reason when there is none."""
+    """Return the name an uploaded file is saved under; raise ValueError with the reason when there is none.
+
+    A name is used as given or refused: a changed name could silently replace another course's file.
+    """
     if not name.strip():
         raise ValueError("the file has no name")
     # Refuse rather than silently strip folders: "../../x.txt" is a mistake or an attack, never intended.
     if "/" in name or "\\" in name or PurePosixPath(name).name in ("", ".", ".."):
         raise ValueError("the name contains folder parts (only a plain file name is accepted)")
+    if name.startswith("."):
+        raise ValueError("the name starts with a dot (a hidden file); rename it")
+    if len(name) > MAX_NAME_CHARS:
+        raise ValueError(f"the name is longer than {MAX_NAME_CHARS} characters; rename it")
+    # Spaces become underscores (harmless); anything else secure_filename would change is refused.
     safe = secure_filename(name)
-    if not safe or not Path(safe).stem or safe.startswith("."):
+    if safe != name.replace(" ", "_"):
+        suggestion = f" (for example to {safe})" if safe and Path(safe).stem else ""
+        allowed = "letters, digits, '.', '-', '_' and spaces"
+        raise ValueError(f"the name has characters other than {allowed}; rename it{suggestion}")
+    if not Path(safe).stem:
         raise ValueError("the name has no usable characters")
     return safe
 
 
-def check_file(
-    upload: FileStorage, max_bytes: int, check_upload: Callable[[Course], None]
-) -> tuple[str, Course, bytes]:
-    """Check one upload: name, extension, size, content and course title; raise ValueError with the reason."""
+def check_file(upload: FileStorage, max_bytes: int) -> tuple[str, Course, bytes]:
+    """Check one upload's name, extension, size and content; raise ValueError with the reason."""
     name = safe_name(upload.filename or "")
     extension = Path(name).suffix.lower()
     if extension not in SUPPORTED_EXTENSIONS:
@@ -80,47 +95,75 @@ def check_file(
         raise ValueError("the file is empty")
     try:
         course = parse_bytes(data, name)
-        check_upload(course)
     except ParseError as exc:
         raise ValueError(exc.reason + (f" (line {exc.line})" if exc.line is not None else "")) from exc
-    except AppError as exc:
-        raise ValueError(exc.message) from exc
     return name, course, data
 
 
 def save_uploads(
     uploads: Iterable[FileStorage], docs_dir: Path, max_bytes: int, check_upload: Callable[[Course], None]
 ) -> UploadOutcome:
-    """Check every upload first, then write the accepted ones into `docs_dir`; list the refused ones.
+    """Check every upload, then write the accepted ones into `docs_dir`, all or none; list the refused ones.
 
-    Checks and writes happen under a lock on the folder, so a concurrent upload (in any worker) of the same
-    title waits and then sees this one's file, instead of passing the same check before either is written.
+    Parsing (the slow part) happens before the folder lock. The title checks and the writes happen under it,
+    so a concurrent upload (in any worker) of the same title waits and then sees this one's file, instead
+    of passing the same check before either is written.
     """
-    docs_dir.mkdir(parents=True, exist_ok=True)
-    with locked(docs_dir):
-        return _check_and_write(uploads, docs_dir, max_bytes, check_upload)
-
-
-def _check_and_write(
-    uploads: Iterable[FileStorage], docs_dir: Path, max_bytes: int, check_upload: Callable[[Course], None]
-) -> UploadOutcome:
-    """Check every upload, then write the accepted ones (call with the folder lock held)."""
     outcome = UploadOutcome()
-    course_ids: set[str] = set()  # by id, as the sync compares titles: "Kitchen-Basics" is "Kitchen Basics"
+    parsed: list[tuple[str, Course, bytes]] = []
     for upload in uploads:
-        label = upload.filename or "(no name)"
         try:
-            name, course, data = check_file(upload, max_bytes, check_upload)
+            parsed.append(check_file(upload, max_bytes))
+        except ValueError as exc:
+            outcome.refused.append(Refused(upload.filename or "(no name)", str(exc)))
+    with locked_folder(docs_dir):
+        _accept(parsed, docs_dir, check_upload, outcome)
+        _write_all(outcome.accepted, docs_dir)
+    return outcome
+
+
+def _accept(
+    parsed: list[tuple[str, Course, bytes]],
+    docs_dir: Path,
+    check_upload: Callable[[Course], None],
+    outcome: UploadOutcome,
+) -> None:
+    """Accept each parsed file whose name and title are free (call with the folder lock held)."""
+    course_ids: set[str] = set()  # by id, as the sync compares titles: "Kitchen-Basics" is "Kitchen Basics"
+    for name, course, data in parsed:
+        try:
             if any(item.file == name for item in outcome.accepted):
                 raise ValueError(f"another file in this upload is also named {name}")
             if course.id in course_ids:
                 raise ValueError(f"another file in this upload has the course title '{course.title}'")
+            check_upload(course)
+        except AppError as exc:
+            outcome.refused.append(Refused(name, exc.message))
+            continue
         except ValueError as exc:
-            outcome.refused.append(Refused(label, str(exc)))
+            outcome.refused.append(Refused(name, str(exc)))
             continue
         course_ids.add(course.id)
         outcome.accepted.append(Accepted(name, course.title, (docs_dir / name).exists(), data))
-    for item in outcome.accepted:
-        write_atomically(docs_dir / item.file, item.data)
-        item.data = b""
-    return outcome
+
+
+def _write_all(accepted: list[Accepted], docs_dir: Path) -> None:
+    """Write every accepted file or none: stage them all beside their targets, then rename them into place.
+
+    A full disk or any other write error fails while staging, before any course file changed.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for item in accepted:
+            staged.append((stage_file(docs_dir / item.file, item.data), docs_dir / item.file))
+            item.data = b""
+    except OSError as exc:
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+        reason = exc.strerror or type(exc).__name__
+        raise AppError(
+            f"The upload could not be saved ({reason}); no file was changed. Free some space or try again.",
+            status=507 if exc.errno == errno.ENOSPC else 500,
+        ) from exc
+    for temp, target in staged:
+        os.replace(temp, target)  # a rename in one folder: it needs no space and does not fail half-way

@@ -32,9 +32,12 @@ class Admin:
         self._token: str | None = None
 
     def login(self, password: str = PASSWORD):
-        """Sign in through the login form; return the response."""
+        """Sign in through the login form, keep the CSRF token that signing in issues; return the response."""
         self._token = csrf_token(self.client)
-        return self.client.post("/admin/login", data={"password": password, "csrf_token": self._token})
+        response = self.client.post("/admin/login", data={"password": password, "csrf_token": self._token})
+        if response.status_code == 303:
+            self._token = csrf_token(self.client, "/admin")
+        return response
 
     def post(
         self, url: str, data: dict | None = None, htmx: bool = False, headers: dict | None = None, **kwargs
@@ -56,11 +59,11 @@ class Admin:
         return self.app.extensions["services"].jobs
 
     def wait_for_job(self) -> dict:
-        """Join this process's job thread, then return the job's final status."""
+        """Join this process's job thread, then return the job's final status as the JSON API shows it."""
         assert self.jobs.wait(JOB_TIMEOUT), "the sync job did not finish"
         status = self.jobs.status()
-        assert status is not None and status["state"] == "done", status
-        return status
+        assert status is not None and status.state == "done", status
+        return status.public()
 
 
 def search_texts(client: FlaskClient, query: str) -> list[str]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import time
 
 import pytest
 
-from tests.web.admin_helpers import HX, PASSWORD, Admin, csrf_token
+from tests.web.admin_helpers import HX, PASSWORD, Admin, csrf_token, docs_snapshot
 
 PROTECTED = [
     ("GET", "/admin"),
@@ -111,12 +112,11 @@ def test_sign_in_flag_expires(admin):
     admin.login()
     assert admin.client.get("/admin").status_code == 200
     with admin.client.session_transaction() as session:
-        session["admin_until"] = time.time() - 1
+        session["admin"] = {**session["admin"], "until": time.time() - 1}
     assert admin.client.get("/admin").status_code == 302
 
 
 def test_sign_in_never_redirects_off_site(admin):
-    token = csrf_token(admin.client)
     for target in (
         "//evil.example/admin",
         "https://evil.example/",
@@ -126,8 +126,9 @@ def test_sign_in_never_redirects_off_site(admin):
         "/admin\\@evil.example",
         "/admin/\r\nSet-Cookie: x=1",
     ):
-        response = admin.client.post(
-            "/admin/login", data={"password": PASSWORD, "csrf_token": token, "next": target}
+        client = admin.app.test_client()  # signed out, with the token its login form carries
+        response = client.post(
+            "/admin/login", data={"password": PASSWORD, "csrf_token": csrf_token(client), "next": target}
         )
         assert response.location == "/admin"
 
@@ -146,15 +147,83 @@ def test_logout_ends_the_session(admin):
     assert admin.client.get("/admin").status_code == 302
 
 
-def test_posts_without_csrf_token_are_refused(admin, docs_dir):
+def test_posts_without_csrf_token_are_refused(admin, docs_dir, tmp_path):
     response = admin.client.post("/admin/login", data={"password": PASSWORD})
     assert response.status_code == 400
     assert admin.client.get("/admin").status_code == 302
     admin.login()
-    for url in ("/admin/sync", "/admin/rebuild", "/admin/courses/vector-databases-from-scratch/delete"):
-        assert admin.client.post(url).status_code == 400
+    trash = tmp_path / "instance" / "trash"
+    trash.mkdir(parents=True)
+    (trash / "20260101T000000Z-kites.txt").write_text("Course Title: Kites\n\nLesson 1: Lines\nHold on.\n")
+    upload = {"files": (io.BytesIO(b"Course Title: Origami\n\nLesson 1: Cranes\nFold.\n"), "origami.txt")}
+    before = docs_snapshot(docs_dir)
+    for url, data in (
+        ("/admin/sync", {}),
+        ("/admin/rebuild", {}),
+        ("/admin/courses/vector-databases-from-scratch/delete", {}),
+        ("/admin/upload", upload),
+        ("/admin/trash/20260101T000000Z-kites.txt/restore", {}),
+        ("/admin/logout", {}),
+    ):
+        response = admin.client.post(url, data=data, content_type="multipart/form-data")
+        assert response.status_code == 400, url
+        assert "CSRF" in response.get_data(as_text=True) or "form" in response.get_data(as_text=True), url
     assert admin.jobs.status() is None
-    assert (docs_dir / "vector_databases.txt").exists()
+    assert docs_snapshot(docs_dir) == before and (trash / "20260101T000000Z-kites.txt").exists()
+    assert admin.client.get("/admin").status_code == 200  # the logout without a token did not sign out
+
+
+def test_every_state_changing_admin_route_is_covered_by_the_csrf_test(admin):
+    # The test above posts to each of these without a token, so none can be (or become) exempt unnoticed.
+    posting = {
+        rule.rule
+        for rule in admin.app.url_map.iter_rules()
+        if rule.endpoint.startswith("admin.")
+        and "POST" in (rule.methods or ())
+        and rule.endpoint != "admin.unknown"
+    }
+    assert posting == {
+        "/admin/login",
+        "/admin/logout",
+        "/admin/upload",
+        "/admin/sync",
+        "/admin/rebuild",
+        "/admin/courses/<course_id>/delete",
+        "/admin/trash/<entry>/restore",
+    }
+
+
+def test_a_copy_of_the_admin_cookie_stops_working_at_logout(admin):
+    admin.login()
+    copy = admin.app.test_client()
+    copy.set_cookie("session", admin.client.get_cookie("session").value)
+    assert copy.get("/admin").status_code == 200
+    assert admin.post("/admin/logout").status_code == 303
+    assert copy.get("/admin").status_code == 302  # the copy taken before logout is signed out too
+
+
+def test_a_new_admin_password_ends_sessions_signed_in_with_the_old_one(make_app, tmp_path):
+    first = Admin(make_app(ADMIN_PASSWORD=PASSWORD, SECRET_KEY="one-secret-for-both"))
+    assert first.login().status_code == 303
+    cookie = first.client.get_cookie("session").value
+    restarted = make_app(
+        ADMIN_PASSWORD="a brand new password", SECRET_KEY="one-secret-for-both"
+    ).test_client()
+    restarted.set_cookie("session", cookie)
+    assert restarted.get("/admin").status_code == 302
+    # The same cookie still works on an app with the old password: only the password changed.
+    same = make_app(ADMIN_PASSWORD=PASSWORD, SECRET_KEY="one-secret-for-both").test_client()
+    same.set_cookie("session", cookie)
+    assert same.get("/admin").status_code == 200
+
+
+def test_signing_in_issues_a_new_csrf_token(admin):
+    before = csrf_token(admin.client)
+    admin.login()
+    after = csrf_token(admin.client, "/admin")
+    assert before != after
+    stale = admin.client.post("/admin/sync", data={"csrf_token": before})
+    assert stale.status_code == 400 and admin.jobs.status() is None
 
 
 def test_login_attempts_are_rate_limited(make_app):

@@ -10,9 +10,11 @@ import sys
 import threading
 from pathlib import Path
 
+import flask
 import pytest
 
 from app.search.jobs import JOB_FILE, SyncJobs
+from app.search.models import SyncJob
 from tests.conftest import ROOT
 from tests.web.admin_helpers import HX, JOB_TIMEOUT, PASSWORD, Admin, course_titles, search_texts
 
@@ -44,7 +46,7 @@ def _until_job_notes_the_wait(admin: Admin) -> None:
     """Poll (bounded) until the job thread has found the writer lock taken and said so."""
     pause = threading.Event()
     for _ in range(2000):
-        if (admin.jobs.status() or {}).get("note"):
+        if getattr(admin.jobs.status(), "note", None):
             return
         pause.wait(0.05)
     raise AssertionError(f"the job never reported waiting: {admin.jobs.status()}")
@@ -62,7 +64,7 @@ def test_progress_goes_from_zero_to_done_and_the_poll_stops_with_286(admin):
         assert polled.status_code == 200 and "every 1s" in polled.get_data(as_text=True)
         assert "Waiting for another sync" in polled.get_data(as_text=True)
         running = admin.jobs.status()
-        assert running["state"] == "running" and running["done"] == 0
+        assert running.state == "running" and running.done == 0
         page = admin.client.get("/admin/sync/status")  # without JavaScript: a self-refreshing page
         assert '<meta http-equiv="refresh" content="1">' in page.get_data(as_text=True)
         assert "every 1s" in admin.client.get("/admin").get_data(as_text=True)
@@ -159,7 +161,7 @@ def test_two_concurrent_syncs_start_one_job(admin, make_app):
         # Another worker process (its own SyncJobs over the same folder) sees the same job too.
         other_worker = SyncJobs(admin.app.extensions["services"].settings, lambda: None).start()
     assert len(answers) == 2
-    assert answers[0]["id"] == answers[1]["id"] == other_worker["id"]
+    assert answers[0]["id"] == answers[1]["id"] == other_worker.id
     assert sorted(bool(answer.get("already_running")) for answer in answers) == [False, True]
     admin.wait_for_job()
 
@@ -179,6 +181,17 @@ def test_removing_a_course_moves_its_file_to_the_trash_and_restore_brings_it_bac
     assert (docs_dir / "vector_databases.txt").exists() and not trashed[0].exists()
     admin.wait_for_job()
     assert "Vector Databases from Scratch" in course_titles(admin.client)
+
+
+def test_restoring_into_a_docs_folder_that_is_gone_creates_the_folder(admin, docs_dir, tmp_path):
+    assert admin.post("/admin/courses/vector-databases-from-scratch/delete").status_code == 303
+    (trashed,) = (tmp_path / "instance" / "trash").iterdir()
+    docs_dir.rename(tmp_path / "docs-moved-away")  # an operator moved or deleted DOCS_DIR meanwhile
+    restored = admin.post(f"/admin/trash/{trashed.name}/restore")
+    assert restored.status_code == 303
+    assert docs_dir.is_dir() and (docs_dir / "vector_databases.txt").is_file()
+    admin.wait_for_job()
+    assert course_titles(admin.client) == ["Vector Databases from Scratch"]
 
 
 def test_removing_an_unknown_course_is_404(admin):
@@ -220,7 +233,7 @@ def test_a_job_whose_process_died_is_reported_interrupted_and_a_new_one_starts(a
         )
     )
     status = admin.jobs.status()
-    assert status["state"] == "interrupted"
+    assert status.state == "interrupted"
     assert "interrupted" in admin.client.get("/admin").get_data(as_text=True)
     assert admin.client.get("/admin/sync/status", headers=HX).status_code == 286
     admin.post("/admin/sync")
@@ -245,7 +258,7 @@ def flip(self, course, version, chunk_count):
 
 CourseIndex._flip_catalog = flip
 jobs = create_app().extensions["services"].jobs
-print("STARTED", jobs.start()["id"], flush=True)
+print("STARTED", jobs.start().id, flush=True)
 jobs.wait()
 print("FINISHED", flush=True)
 """
@@ -288,7 +301,7 @@ def test_a_sync_killed_half_way_leaves_every_course_searchable_and_the_next_sync
     # A fresh app (as a restarted worker would be) over what the killed sync left behind.
     admin = Admin(make_app(ADMIN_PASSWORD=PASSWORD))
     admin.login()
-    assert admin.jobs.status()["state"] == "interrupted"
+    assert admin.jobs.status().state == "interrupted"
     assert sorted(course_titles(admin.client)) == [
         "Python Testing with Pytest",
         "Retrieval-Augmented Generation in Practice",
@@ -312,3 +325,20 @@ def test_a_sync_killed_half_way_leaves_every_course_searchable_and_the_next_sync
     assert not any(OLD_RAG in t for t in search_texts(admin.client, OLD_RAG))
     assert any("tangerine glacier" in t for t in search_texts(admin.client, "tangerine glacier search"))
     assert not any(OLD_VECTORS in t for t in search_texts(admin.client, OLD_VECTORS))
+
+
+def test_the_progress_fragment_moves_with_the_chunks_of_a_large_file(admin):
+    job = SyncJob(
+        id="big",
+        done=1,
+        total=4,
+        current_file="huge.pdf",
+        chunks_done=96,
+        chunks_total=384,
+        started_at="now",
+        pid=1,
+    )
+    with admin.app.test_request_context("/admin/sync/status"):
+        html = flask.render_template("_sync_progress.html", job=job)
+    assert 'value="1.25"' in html and 'max="4"' in html
+    assert 'Working on <code>huge.pdf</code>: <span class="sync-chunks">96 of 384 chunks</span>' in html

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import io
 import os
@@ -60,7 +61,7 @@ def test_htmx_upload_starts_the_sync_before_answering(admin, docs_dir):
     status = admin.jobs.status()
     assert response.status_code == 200
     # The job was recorded before the answer left, so the first poll already sees it.
-    assert status is not None and status["state"] in ("running", "done")
+    assert status is not None and status.state in ("running", "done")
     # The fragment carries the polling progress bar of the job that is already recorded.
     assert 'id="sync-progress"' in html and 'hx-get="/admin/sync/status"' in html and "every 1s" in html
     assert "<progress" in html
@@ -110,6 +111,25 @@ REFUSALS = {
         "../../x.txt",
         "folder",
     ),
+    # Werkzeug's multipart parser reads a backslash as an escape: these arrive as "....x.txt", "C:docsx.txt".
+    "backslash path": (
+        lambda tmp: course_text("Escape", "text").encode(),
+        "..\\..\\x.txt",
+        "starts with a dot",
+    ),
+    "windows path": (lambda tmp: course_text("Escape", "text").encode(), "C:\\docs\\x.txt", "rename it"),
+    "absolute path": (lambda tmp: course_text("Escape", "text").encode(), "/tmp/x.txt", "folder"),
+    "dot-dot inside": (lambda tmp: course_text("Escape", "text").encode(), "a/../../x.txt", "folder"),
+    # These three pass only through secure_filename's eyes: without it they would be saved as given.
+    "markup in the name": (lambda tmp: course_text("Markup", "text").encode(), "a<b>;c.txt", "rename it"),
+    "full-width name": (lambda tmp: course_text("Wide", "text").encode(), "ｘ．txt", "for example to x.txt"),
+    "control character": (lambda tmp: course_text("Control", "text").encode(), "x\x07y.txt", "rename it"),
+    "hidden file": (lambda tmp: course_text("Hidden", "text").encode(), ".hidden.txt", "starts with a dot"),
+    "overlong name": (
+        lambda tmp: course_text("Long", "text").encode(),
+        "n" * 246 + ".txt",
+        "longer than 120",
+    ),
     "duplicate title": (
         lambda tmp: course_text("Vector Databases from Scratch", "a copy").encode(),
         "copy_of_vectors.txt",
@@ -131,6 +151,65 @@ def test_refused_uploads_change_nothing(admin, docs_dir, tmp_path, case, htmx):
     assert index_snapshot(admin.app) == index_before
     assert admin.jobs.status() is None  # no sync started
     assert not (docs_dir.parent / "x.txt").exists() and not (tmp_path.parent / "x.txt").exists()
+
+
+def test_a_full_width_name_never_replaces_the_course_file_it_normalizes_to(admin, docs_dir):
+    (docs_dir / "x.txt").write_text(course_text("Exes", "the letter x"))
+    before = docs_snapshot(docs_dir)
+    response = admin.upload([(course_text("Wide Letters", "wide").encode(), "ｘ．txt")])
+    assert response.status_code == 422 and "rename it" in response.get_data(as_text=True)
+    assert docs_snapshot(docs_dir) == before
+
+
+def test_a_full_disk_saves_no_file_of_the_batch_and_starts_no_sync(admin, docs_dir, monkeypatch):
+    from app.web import uploads
+
+    before = docs_snapshot(docs_dir)
+    staged: list = []
+    real_stage = uploads.stage_file
+
+    def disk_fills_up(path, data):
+        if staged:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        staged.append(real_stage(path, data))
+        return staged[-1]
+
+    monkeypatch.setattr(uploads, "stage_file", disk_fills_up)
+    response = admin.upload(
+        [
+            (course_text("Origami Folding", "the crane fold").encode(), "origami.txt"),
+            (course_text("Kite Flying", "the line").encode(), "kites.txt"),
+        ]
+    )
+    html = response.get_data(as_text=True)
+    assert response.status_code == 507
+    assert "could not be saved (No space left on device); no file was changed" in html
+    assert docs_snapshot(docs_dir) == before  # the first file's staged copy is gone too
+    assert not any(path.name.endswith(".part") for path in docs_dir.iterdir())
+    assert admin.jobs.status() is None
+
+
+def test_files_are_parsed_before_the_docs_folder_lock_is_taken(docs_dir, monkeypatch):
+    from app.web import uploads
+
+    locked_while_parsing: list[bool] = []
+    real_parse = uploads.parse_bytes
+
+    def parse_and_probe(data, name):
+        fd = os.open(docs_dir, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            locked_while_parsing.append(False)
+        except BlockingIOError:
+            locked_while_parsing.append(True)
+        finally:
+            os.close(fd)
+        return real_parse(data, name)
+
+    monkeypatch.setattr(uploads, "parse_bytes", parse_and_probe)
+    first = FileStorage(io.BytesIO(course_text("Origami Folding", "the crane fold").encode()), "origami.txt")
+    outcome = save_uploads([first], docs_dir, max_bytes=10_000, check_upload=lambda course: None)
+    assert locked_while_parsing == [False] and [item.file for item in outcome.accepted] == ["origami.txt"]
 
 
 def test_oversized_upload_is_413_with_a_message(make_app, docs_dir):

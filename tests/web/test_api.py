@@ -60,6 +60,30 @@ def test_tampered_session_id_is_refused(claude_client, fake_claude):
     assert len(fake_claude.requests) == 1
 
 
+def test_a_session_id_keeps_only_the_last_exchanges_however_long_the_conversation(claude_client, fake_claude):
+    token = None
+    sizes = []
+    for number in range(1, 7):
+        fake_claude.enqueue_text(f"Answer {number}: " + "words " * 300)
+        body = {"query": f"Question {number}?", **({"session_id": token} if token else {})}
+        token = claude_client.post("/api/query", json=body).get_json()["session_id"]
+        sizes.append(len(token))
+    with claude_client.application.app_context():
+        from app.web.api import _load_session
+
+        kept = _load_session(token)
+    assert [exchange.question for exchange in kept] == ["Question 5?", "Question 6?"]  # MAX_HISTORY is 2
+    assert sizes[-1] < sizes[2] * 1.2  # a bounded token: it stops growing once the window is full
+
+
+def test_an_oversized_session_id_is_refused_before_it_is_unpacked(claude_client, fake_claude):
+    body = assert_error(
+        claude_client.post("/api/query", json={"query": "Two?", "session_id": "x" * 70_000}), 400
+    )
+    assert body["detail"] == "The session_id is longer than any this API issues."
+    assert fake_claude.requests == []
+
+
 def test_session_id_expires_with_the_session_lifetime(claude_client, fake_claude, monkeypatch):
     token = claude_client.post("/api/query", json={"query": "One?"}).get_json()["session_id"]
     lifetime = claude_client.application.permanent_session_lifetime.total_seconds()

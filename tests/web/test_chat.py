@@ -228,3 +228,21 @@ def test_rate_limit_answers_429_friendly(make_app):
     assert fragment.status_code == 200
     assert "Please wait a minute" in fragment.get_data(as_text=True)
     assert 'role="alert"' in fragment.get_data(as_text=True)
+
+
+def test_a_course_with_thousands_of_lessons_keeps_the_chat_page_small(make_app, docs_dir):
+    lessons = "\n".join(
+        f"Lesson {n}: Topic {n}\nLesson Link: https://example.com/l/{n}\nText {n}.\n" for n in range(1, 3001)
+    )
+    (docs_dir / "huge.txt").write_text(f"Course Title: Encyclopedia of Everything\n\n{lessons}")
+    app = make_app()
+    assert not app.extensions["services"].indexer.sync().problems
+    client = app.test_client()
+    page = client.get("/").get_data(as_text=True)
+    assert "Topic 30</a>" in page and "Topic 31<" not in page and "Topic 31</a>" not in page
+    assert '<a href="/courses/encyclopedia-of-everything">All 3000 lessons</a>' in page
+    assert len(page) < 60_000
+    outline = client.get("/courses/encyclopedia-of-everything")
+    html = outline.get_data(as_text=True)
+    assert outline.status_code == 200 and "Topic 3000</a>" in html and "3000 lessons" in html
+    assert client.get("/courses/no-such-course").status_code == 404

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import string
 
+import flask
 import pytest
 from flask.sessions import SecureCookieSessionInterface
 
@@ -81,6 +82,22 @@ def test_a_huge_single_exchange_is_shortened_to_fit(app):
         assert not stored.trimmed
         assert stored.exchanges[0].answer.endswith(" …")
         assert load_history().exchanges == stored.exchanges
+
+
+def test_at_the_edge_the_whole_set_cookie_header_is_measured_not_just_its_value(app):
+    # Sweep answer lengths across the budget: some land with a Set-Cookie header of 3,920-3,999 bytes, where
+    # a value-only measure (about 80 bytes of attributes shorter) would let 4,000-4,080 byte headers through.
+    near_edge = 0
+    for length in range(3780, 4000, 4):
+        with app.test_request_context("/"):
+            save_history(History([Exchange(question="Edge?", answer=noisy_text(length, length))]))
+            response = app.response_class()
+            app.session_interface.save_session(app, flask.session, response)
+            (header,) = response.headers.getlist("Set-Cookie")
+        size = len(header.encode("latin-1"))
+        assert size < COOKIE_BUDGET, length
+        near_edge += size >= 3920
+    assert near_edge >= 3, "the sweep never reached the edge of the budget"
 
 
 def test_compact_form_round_trips(app):

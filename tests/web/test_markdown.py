@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from app.web.markdown import render_markdown, safe_url
+from app.links import safe_url
+from app.web.markdown import render_markdown
 from tests.web.support import ask_streamed
 
 HOSTILE = [

@@ -197,3 +197,75 @@ def test_a_prefix_keeps_redirects_inside_its_area():
     assert safe_local_path("/admin/sync/status", "/admin", prefix="/admin") == "/admin/sync/status"
     for target in ("/", "/administrator", "/elsewhere/admin"):
         assert safe_local_path(target, "/admin", prefix="/admin") == "/admin"
+
+
+def test_the_api_never_returns_a_link_that_is_not_http(hostile_app):
+    client = hostile_app.test_client()
+    courses = client.get("/api/courses").get_json()["courses"]
+    hostile = next(course for course in courses if course["title"] == "Hostile Links")
+    assert hostile["link"] is None and [lesson["link"] for lesson in hostile["lessons"]] == [None]
+    assert any(course["link"] and course["link"].startswith("https://") for course in courses)
+    results = client.get("/api/search", query_string={"q": "hostile links clickable", "course": "Hostile"})
+    assert [hit["lesson_link"] for hit in results.get_json()["results"]] == [None]
+    answer = client.post("/api/query", json={"query": "Why must hostile links never become clickable?"})
+    citations = answer.get_json()["citations"]
+    assert citations and all(not (c["link"] or "").startswith("javascript:") for c in citations)
+    assert "javascript:" not in json.dumps([client.get("/api/courses").get_json(), answer.get_json()])
+
+
+def test_pages_and_fragments_are_never_cached_but_static_files_may_be(make_app):
+    admin = Admin(make_app(ADMIN_PASSWORD=PASSWORD))
+    admin.login()
+    for response in (
+        admin.client.get("/"),
+        admin.client.post("/ask", data={"question": "", "csrf_token": admin._token}, headers=HX),
+        admin.client.get("/admin"),
+        admin.client.get("/admin/login"),
+    ):
+        assert response.mimetype == "text/html"
+        assert response.headers["Cache-Control"] == "no-store"
+    assert "no-store" not in admin.client.get("/static/htmx.min.js").headers.get("Cache-Control", "")
+
+
+def test_an_oversized_question_body_gets_the_friendly_page_with_its_headers(make_app):
+    app = make_app(MAX_UPLOAD_MB="0.01")
+    app.config["WTF_CSRF_ENABLED"] = False
+    client = app.test_client()
+    # No Content-Length to check up front: the limit trips while the form is read, in the view.
+    body = "question=" + "x" * 20_000
+    response = client.post(
+        "/ask", data=body, content_type="application/x-www-form-urlencoded", headers={"Content-Length": ""}
+    )
+    assert response.status_code == 413
+    assert "larger than the limit" in response.get_data(as_text=True)
+    assert response.headers["Content-Security-Policy"] == CSP
+
+
+def test_more_form_parts_than_allowed_is_a_friendly_413_not_a_bare_500(make_app):
+    app = make_app()
+    app.config["WTF_CSRF_ENABLED"] = False
+    parts = {f"field{n}": "x" for n in range(1_200)} | {"question": "What is fixture scope?"}
+    response = app.test_client().post("/ask", data=parts, content_type="multipart/form-data", headers=HX)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and ("Too large" in html or "larger than the limit" in html)
+    assert response.headers["Content-Security-Policy"] == CSP
+
+
+def test_json_nested_past_the_stack_is_a_400(client):
+    response = client.post("/api/query", data="[" * 100_000, content_type="application/json")
+    assert response.status_code == 400
+    assert response.get_json()["error"] == "The JSON body is nested too deeply."
+
+
+def test_debug_mode_lets_the_debugger_see_unexpected_errors(make_app, monkeypatch):
+    app = make_app()
+    app.config["WTF_CSRF_ENABLED"] = False
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(app.extensions["services"].index, "courses", broken)
+    assert app.test_client().get("/api/courses").status_code == 500  # production: a friendly 500
+    app.debug = True
+    with pytest.raises(ZeroDivisionError):
+        app.test_client().get("/api/courses")

@@ -1,0 +1,107 @@
+"""Claim-level citations: search results as citable blocks; cited text blocks into markdown with `[^n]`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from app.assistant.models import Source
+from app.assistant.tools import lesson_label
+from app.courses.chunking import split_sentences
+from app.rules import snippet
+from app.search.models import Passage
+
+MARKER = re.compile(r"\[\^(\d{1,4})\]")
+
+
+def strip_markers(text: str) -> str:
+    """The text without citation markers (for the model's history and plain-text copies)."""
+    return MARKER.sub("", text)
+
+
+def marker(number: int) -> str:
+    """The citation marker for the `number`-th source (1-based)."""
+    return f"[^{number}]"
+
+
+def search_result_block(passage: Passage) -> dict[str, Any]:
+    """A passage as a citable `search_result` block: one text block per sentence, so a citation is a claim."""
+    label = lesson_label(passage.course_title, passage.lesson_number, passage.lesson_title)
+    sentences = split_sentences(passage.text) or [passage.text.strip() or label]
+    return {
+        "type": "search_result",
+        # The lesson link identifies the lesson; the label stands in when a course has no links.
+        "source": passage.lesson_link or passage.course_link or label,
+        "title": label,
+        "content": [{"type": "text", "text": sentence} for sentence in sentences],
+        "citations": {"enabled": True},
+    }
+
+
+def source_key(source: Source) -> tuple[str, int | None]:
+    """What makes two sources the same: their course and lesson."""
+    return (source.course_title, source.lesson_number)
+
+
+class CitedAnswer:
+    """Builds one answer's markdown and numbered sources from the model's text blocks and their citations."""
+
+    def __init__(self, results: list[Source], used: list[Source]):
+        # `results` is one Source per search_result block sent, in request order (search_result_index).
+        self.results = results
+        self.used = used
+        self.cited: dict[tuple[str, int | None], Source] = {}
+
+    def number(self, citation: Any) -> int | None:
+        """The 1-based number of a citation's source, adding it to the cited ones; None when unknown."""
+        if getattr(citation, "type", None) != "search_result_location":
+            return None
+        index = citation.search_result_index
+        if 0 <= index < len(self.results):
+            source = self.results[index]
+        else:
+            # An index we did not send: fall back on the source string the model echoed.
+            matches = [s for s in self.results if citation.source in (s.lesson_link, s.course_link, s.label)]
+            if not matches:
+                return None
+            source = matches[0]
+        key = source_key(source)
+        if key not in self.cited:
+            cited_text = snippet(citation.cited_text or "") or source.snippet
+            self.cited[key] = source.model_copy(update={"snippet": cited_text})
+        return list(self.cited).index(key) + 1
+
+    def text(self, block: Any) -> str:
+        """A text block's text with the markers of its citations after the cited span."""
+        numbers: list[int] = []
+        for citation in getattr(block, "citations", None) or []:
+            number = self.number(citation)
+            if number is not None and number not in numbers:
+                numbers.append(number)
+        if not numbers:
+            return block.text
+        # The marker goes right after the claim, before the whitespace that separates it from the next one.
+        body = block.text.rstrip()
+        return body + "".join(marker(n) for n in numbers) + block.text[len(body) :]
+
+    def markdown(self, content: list[Any]) -> str:
+        """The text blocks of one reply joined: cited spans run on, other blocks start a paragraph."""
+        parts: list[str] = []
+        running = False
+        for block in content:
+            if block.type != "text":
+                running = False
+                continue
+            piece = self.text(block)
+            if running:
+                parts[-1] += piece
+            else:
+                parts.append(piece)
+            running = True
+        return "\n\n".join(part.strip() for part in parts if part.strip())
+
+    @property
+    def sources(self) -> list[Source]:
+        """Cited sources first, in the order of their numbers, then the other sources the tools returned."""
+        rest = [source for source in self.used if source_key(source) not in self.cited]
+        return [*self.cited.values(), *rest]

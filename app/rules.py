@@ -1,0 +1,50 @@
+"""The rules every face applies alike (web, API, CLI, model tools): questions, searches, history, snippets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from app.errors import BadRequest
+
+# Most passages one search may return, whoever asks (the API's and the CLI's `k`, MAX_RESULTS).
+MAX_PASSAGES = 50
+
+# Snippet lengths, in characters, by where the snippet is shown.
+SOURCE_SNIPPET_CHARS = 200  # a source under an answer
+STORED_SNIPPET_CHARS = 160  # a source kept in the history cookie: every character counts against its budget
+TERMINAL_SNIPPET_CHARS = 240  # a search hit in the terminal, which has room for more of the passage
+
+T = TypeVar("T")
+
+
+def question_problem(question: str, limit: int) -> str | None:
+    """What is wrong with a (stripped) question, or None when it can go to the assistant."""
+    if not question:
+        return "Type a question first."
+    if len(question) > limit:
+        return f"Questions can be up to {limit:,} characters; this one has {len(question):,}."
+    return None
+
+
+def checked_question(question: str, limit: int) -> str:
+    """The stripped question, or BadRequest saying what is wrong with it."""
+    question = question.strip()
+    problem = question_problem(question, limit)
+    if problem:
+        raise BadRequest(problem)
+    return question
+
+
+def recent(exchanges: Sequence[T], max_history: int) -> list[T]:
+    """The last `max_history` exchanges of a conversation (none when MAX_HISTORY is 0)."""
+    return list(exchanges[-max_history:]) if max_history > 0 else []
+
+
+def snippet(text: str, limit: int = SOURCE_SNIPPET_CHARS) -> str:
+    """The start of a passage, cut at a word boundary."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.") + "…"

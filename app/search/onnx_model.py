@@ -1,0 +1,54 @@
+"""A sentence embedding model run by onnxruntime and tokenizers: no torch in the serving process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from app.search.onnx_export import INPUTS, MANIFEST, MODEL_FILE, TOKENIZER_FILE
+
+
+class OnnxSentenceModel:
+    """Tokenize, run the exported transformer, mean-pool over the attention mask, normalize to length 1."""
+
+    def __init__(self, folder: Path):
+        # Imported here so that importing the app stays light until the first embedding.
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        manifest = json.loads((folder / MANIFEST).read_text())
+        self.dimension = int(manifest["dimension"])
+        self.tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
+        # Set once here, never per call: a tokenizer is then safe to share between threads.
+        self.tokenizer.enable_truncation(max_length=int(manifest["max_seq_length"]))
+        self.tokenizer.enable_padding(pad_id=int(manifest["pad_token_id"]), pad_token=manifest["pad_token"])
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3  # warnings about the graph are for the exporter, not the server log
+        # InferenceSession.run is thread-safe: chat searches and a sync's batches run side by side.
+        self.session = onnxruntime.InferenceSession(
+            str(folder / MODEL_FILE), options, providers=["CPUExecutionProvider"]
+        )
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """One vector per text, in order, batch by batch."""
+        batches = [
+            self._encode_batch(texts[start : start + batch_size])
+            for start in range(0, len(texts), batch_size)
+        ]
+        return np.concatenate(batches) if batches else np.zeros((0, self.dimension), dtype=np.float32)
+
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+        """Vectors of one batch."""
+        encodings = self.tokenizer.encode_batch(texts)
+        arrays = {
+            "input_ids": np.array([encoding.ids for encoding in encodings], dtype=np.int64),
+            "attention_mask": np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64),
+            "token_type_ids": np.array([encoding.type_ids for encoding in encodings], dtype=np.int64),
+        }
+        (hidden,) = self.session.run(["last_hidden_state"], {name: arrays[name] for name in INPUTS})
+        mask = arrays["attention_mask"][:, :, None].astype(np.float32)
+        pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+        pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return pooled.astype(np.float32)

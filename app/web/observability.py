@@ -1,0 +1,111 @@
+"""Observability: a request id on every response, one structured log line per request, Prometheus metrics."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sys
+import time
+import uuid
+from typing import Any
+
+from flask import Flask, Response, g, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    generate_latest,
+    multiprocess,
+)
+
+from app.assistant.models import Answer
+from app.metrics import INDEXED, MODEL_TOKENS, REQUEST_SECONDS, TOOL_ROUNDS
+from app.services import services
+
+REQUEST_ID_HEADER = "X-Request-ID"
+# A caller's (or proxy's) id is kept only when it is short and plain, so it cannot forge log lines.
+INCOMING_ID = re.compile(r"[A-Za-z0-9._-]{8,64}")
+log = logging.getLogger("course_assistant.requests")
+
+
+def register(app: Flask) -> None:
+    """Give every request an id and a log line; serve /metrics when METRICS_ENABLED."""
+    _log_to_stderr()
+    app.before_request(_start)
+    app.after_request(_finish)
+    if app.extensions["services"].settings.metrics_enabled:
+        app.add_url_rule("/metrics", "metrics", metrics)
+
+
+def record_answer(answer: Answer) -> None:
+    """Note the answer's mode, tool rounds and tokens for this request's log line and the metrics."""
+    record = g.get("request_record")
+    if record is not None:
+        record.update(mode=answer.mode, tool_rounds=answer.tool_rounds, tokens=answer.usage or {})
+    TOOL_ROUNDS.labels(answer.mode).observe(answer.tool_rounds)
+    for kind, count in (answer.usage or {}).items():
+        MODEL_TOKENS.labels(kind.removesuffix("_tokens")).inc(count)
+
+
+def metrics() -> Response:
+    """Prometheus metrics of this process, or of every worker when PROMETHEUS_MULTIPROC_DIR is set."""
+    records = services().index.courses()
+    INDEXED.labels("courses").set(len(records))
+    INDEXED.labels("chunks").set(sum(record.chunk_count for record in records))
+    registry: Any = None
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # Several gunicorn workers: each writes its samples to that folder; add them up at scrape time.
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    body = generate_latest(registry) if registry is not None else generate_latest()
+    return Response(body, mimetype=CONTENT_TYPE_LATEST)
+
+
+def _start() -> None:
+    """Stamp the request with its id and start time."""
+    incoming = request.headers.get(REQUEST_ID_HEADER, "")
+    g.request_record = {
+        "request_id": incoming if INCOMING_ID.fullmatch(incoming) else uuid.uuid4().hex,
+        "started": time.perf_counter(),
+    }
+
+
+def _finish(response: Response) -> Response:
+    """Echo the request id; log and measure once the last byte is sent (a stream ends after this returns)."""
+    record = g.get("request_record")
+    if record is None:  # a request that failed before _start ran (e.g. routing in another before_request)
+        return response
+    response.headers[REQUEST_ID_HEADER] = record["request_id"]
+    endpoint = request.endpoint or "unmatched"
+    method, path = request.method, request.path
+    response.call_on_close(lambda: _log(record, method, path, endpoint, response.status_code))
+    return response
+
+
+def _log(record: dict[str, Any], method: str, path: str, endpoint: str, status: int) -> None:
+    """Write the request's log line and observe its duration."""
+    seconds = time.perf_counter() - record["started"]
+    REQUEST_SECONDS.labels(method, endpoint, str(status)).observe(seconds)
+    line: dict[str, Any] = {
+        "request_id": record["request_id"],
+        "method": method,
+        "path": path,
+        "status": status,
+        "duration_ms": round(seconds * 1000, 1),
+    }
+    for key in ("mode", "tool_rounds", "tokens"):
+        if key in record:
+            line[key] = record[key]
+    log.info(json.dumps(line, separators=(",", ":")))
+
+
+def _log_to_stderr() -> None:
+    """Send the request log to stderr (gunicorn's and Flask's own handlers don't carry app loggers)."""
+    if log.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False

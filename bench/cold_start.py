@@ -1,0 +1,126 @@
+"""Cold start: gunicorn from launch to ready, then its first search against warm ones, and its memory.
+
+Indexes the sample library into a temp instance folder first (not timed), then starts one worker and polls
+/readyz; the worker warms itself (post_worker_init) before it takes traffic.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from bench.index_search import DOCS, print_table
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+WARM_SEARCHES = 30
+STARTS = 7
+QUERY = "How do vector databases find nearest neighbours quickly?"
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def status_of(url: str) -> int:
+    """The HTTP status of GET `url` (0 when nothing answers)."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            response.read()
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except (urllib.error.URLError, ConnectionError):
+        return 0
+
+
+def search_ms(base: str, attempt: int) -> float:
+    """One /api/search over a fresh connection, in ms (the attempt number makes each query string unique)."""
+    query = urllib.parse.urlencode({"q": f"{QUERY} ({attempt})"})
+    started = time.perf_counter()
+    assert status_of(f"{base}/api/search?{query}") == 200
+    return (time.perf_counter() - started) * 1000
+
+
+def worker_rss_mb(master: int) -> float:
+    """Resident memory of the master's first worker, in MB (Linux /proc)."""
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    for line in Path(f"/proc/{children[0]}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def one_start(docs: Path, instance: Path) -> tuple[float, float, list[float], float]:
+    """Start gunicorn once: seconds to ready, the first search's ms, later searches' ms, the worker's MB."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DOCS_DIR": str(docs),
+        "INSTANCE_PATH": str(instance),
+        "SECRET_KEY": "bench",
+        "COURSE_ASSISTANT_ENV_FILE": "",
+        "FLASK_SKIP_DOTENV": "1",
+        "PORT": str(port),
+        "WEB_CONCURRENCY": "1",
+    }
+    env.pop("ANTHROPIC_API_KEY", None)
+    env.pop("BIND", None)
+    if not instance.exists():
+        subprocess.run(
+            [str(BIN / "flask"), "--app", "wsgi", "index"], cwd=ROOT, env=env, check=True, capture_output=True
+        )
+    base = f"http://127.0.0.1:{port}"
+    launched = time.perf_counter()
+    server = subprocess.Popen(
+        [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "wsgi:app"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        while status_of(f"{base}/readyz") != 200:
+            time.sleep(0.05)
+        ready = time.perf_counter() - launched
+        first = search_ms(base, 0)
+        warm = [search_ms(base, attempt) for attempt in range(1, WARM_SEARCHES + 1)]
+        return ready, first, warm, worker_rss_mb(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def main() -> None:
+    """Print launch-to-ready time, the first search against warm ones, and the worker's memory (medians)."""
+    with tempfile.TemporaryDirectory(prefix="bench-cold-") as tmp:
+        docs = Path(tmp) / "docs"
+        shutil.copytree(DOCS, docs)
+        runs = [one_start(docs, Path(tmp) / "instance") for _ in range(STARTS)]
+    ready = statistics.median(run[0] for run in runs)
+    first = statistics.median(run[1] for run in runs)
+    warm = statistics.median(ms for run in runs for ms in run[2])
+    rss = statistics.median(run[3] for run in runs)
+    print_table(
+        f"Cold start: gunicorn launch to /readyz 200, then /api/search (medians of {STARTS} starts)",
+        ("launch to ready s", "first search ms", "warm search p50 ms", "first / warm", "worker RSS MB"),
+        [(f"{ready:.1f}", f"{first:.1f}", f"{warm:.1f}", f"{first / warm:.2f}x", f"{rss:.0f}")],
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""The documented production layout: docker-compose.yml wires the app to chroma and redis by real settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from app.config import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+GUNICORN_VARIABLES = {"BIND", "PORT", "WEB_CONCURRENCY"}
+
+
+def compose() -> dict:
+    """docker-compose.yml, parsed."""
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def test_the_app_is_wired_to_chroma_and_redis_and_waits_for_them():
+    services = compose()["services"]
+    assert set(services) == {"app", "chroma", "redis"}
+    app = services["app"]
+    environment = app["environment"]
+    assert environment["CHROMA_HOST"] == "chroma"
+    assert environment["RATELIMIT_STORAGE_URI"] == "redis://redis:6379"
+    assert set(app["depends_on"]) == {"chroma", "redis"}
+    assert all(condition["condition"] == "service_healthy" for condition in app["depends_on"].values())
+
+
+def test_every_variable_the_app_gets_is_a_setting_it_reads():
+    environment = compose()["services"]["app"]["environment"]
+    known = {name.upper() for name in Settings.model_fields} | GUNICORN_VARIABLES
+    assert set(environment) <= known, set(environment) - known
+
+
+def test_the_health_check_asks_readyz_and_secrets_stay_out_of_the_image():
+    app = compose()["services"]["app"]
+    assert "/readyz" in " ".join(app["healthcheck"]["test"])
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    for secret in ("ANTHROPIC_API_KEY", "ADMIN_PASSWORD", "SECRET_KEY"):
+        assert secret not in dockerfile
+        assert app["environment"][secret] == f"${{{secret}:-}}"  # from the operator's environment or .env
+    assert ".env" in (ROOT / ".dockerignore").read_text() or ".env" in (ROOT / ".gitignore").read_text()
