@@ -16,9 +16,8 @@ def sse_message(event: str, data: str) -> str:
 
 def sse_response(messages: Iterator[str]) -> Response:
     """A streamed text/event-stream response; the request context stays usable while it streams."""
-    stream: Iterator[str] = stream_with_context(messages)
     return Response(
-        stream,
+        stream_with_context(messages),
         mimetype="text/event-stream",
         headers={
             "Cache-Control": "no-cache",

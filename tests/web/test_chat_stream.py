@@ -15,6 +15,7 @@ from tests.web.support import (
     ask_streamed,
     commit_token_from,
     csrf_from,
+    script_answer,
     sse_events,
     stream_url_from,
 )
@@ -301,3 +302,12 @@ def test_a_question_the_settings_now_refuse_ends_the_stream_with_a_message(make_
         url = url_for("chat.stream", t=stream_tokens.ask_token("A question far too long now?"))
     [(name, data)] = sse_events(client.get(url).get_data(as_text=True))
     assert name == "done" and "up to 10 characters" in data
+
+
+def test_claude_answer_streams_search_status_and_text_over_the_real_sdk(claude_client, fake_claude):
+    script_answer(fake_claude, "Cosine similarity compares **direction**.")
+    streamed = ask_streamed(claude_client, "What is cosine similarity?")
+    names = [name for name, _ in streamed.events]
+    assert names[0] == "status" and "text" in names and names[-1] == "done"
+    assert "<strong>direction</strong>" in streamed.done and '<details class="sources">' in streamed.done
+    assert "What is cosine similarity?" in claude_client.get("/").get_data(as_text=True)

@@ -1,0 +1,87 @@
+"""Streamed answers under gunicorn with 2 gthread workers: a commit may land on the other worker."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import re
+import shutil
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from tests.conftest import TEST_COURSES
+from tests.test_deploy import Gunicorn, app_env, flask_index
+from tests.web.support import commit_token_from, csrf_from, sse_events, stream_url_from
+
+pytestmark = pytest.mark.slow
+
+# Fresh connections, so either worker may accept each request; enough tries to see both sides.
+MAX_TRIES = 30
+ACCESS_LINE = re.compile(r"^<(\d+)> (\d+) (GET|POST) (/ask/stream|/ask/commit)\?", re.MULTILINE)
+
+
+class Browser:
+    """A cookie-keeping HTTP client that opens a new connection per request, as a page's requests may."""
+
+    def __init__(self, server: Gunicorn):
+        self.server = server
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+        )
+        self.csrf = csrf_from(self.get("/"))
+
+    def get(self, path: str) -> str:
+        """GET `path`; the body."""
+        with self.opener.open(self.server.url(path), timeout=60) as response:
+            return response.read().decode()
+
+    def post(self, path: str, data: dict[str, str]) -> str:
+        """POST a form as htmx does (with the CSRF header); the body."""
+        request = urllib.request.Request(
+            self.server.url(path),
+            data=urllib.parse.urlencode(data).encode(),
+            headers={"HX-Request": "true", "X-CSRFToken": self.csrf},
+            method="POST",
+        )
+        with self.opener.open(request, timeout=60) as response:
+            assert response.status == 200
+            return response.read().decode()
+
+
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory):
+    """The test courses indexed into an embedded folder, served by 2 gunicorn workers (reads only)."""
+    tmp = tmp_path_factory.mktemp("deploy-stream")
+    docs = tmp / "docs"
+    shutil.copytree(TEST_COURSES, docs)
+    env = app_env(tmp, docs)
+    flask_index(env)
+    server = Gunicorn(env, tmp / "gunicorn-logs", workers=2)
+    try:
+        server.wait_serving()
+        yield server
+    finally:
+        server.stop()
+
+
+def test_stream_on_one_worker_and_commit_on_the_other(two_workers):
+    browser = Browser(two_workers)
+    crossed = False
+    for attempt in range(MAX_TRIES):
+        question = f"What is fixture scope, attempt {attempt}?"
+        pending = browser.post("/ask", {"question": question})
+        events = sse_events(browser.get(stream_url_from(pending)))
+        assert [name for name, _ in events][-1:] == ["done"]
+        browser.post("/ask/commit", {"token": commit_token_from(events[-1][1])})
+        assert question in browser.get("/")
+        lines = ACCESS_LINE.findall(two_workers.stdout())
+        stream_pid, commit_pid = lines[-2][0], lines[-1][0]
+        assert [line[1:] for line in lines[-2:]] == [
+            ("200", "GET", "/ask/stream"),
+            ("200", "POST", "/ask/commit"),
+        ]
+        if stream_pid != commit_pid:
+            crossed = True
+            break
+    assert crossed, "every commit landed on the worker that streamed; the other worker was never tried"
