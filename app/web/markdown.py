@@ -47,8 +47,9 @@ _cleaner = nh3.Cleaner(
 
 
 def sanitize_html(html: str) -> Markup:
-    """Strip every tag, attribute and URL that is not on the allow-list."""
-    return Markup(_cleaner.clean(html))
+    """Strip every tag, attribute and URL that is not on the allow-list, then finish what is left."""
+    # The attributes finish_html adds are fixed strings, on tags the cleaner has already rewritten.
+    return Markup(finish_html(_cleaner.clean(html)))
 
 
 _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\S")
@@ -74,8 +75,93 @@ def separate_lists(text: str) -> str:
     return "\n".join(lines)
 
 
+_ITEM_INDENT = re.compile(r"^( *)([-*+]|\d{1,9}[.)])\s+\S")
+
+
+def nest_lists(text: str) -> str:
+    """Re-indent nested lists to the 4 spaces Python-Markdown needs; models indent by 2 or 3.
+
+    Each list item's depth comes from the indents of the items above it (deeper than its parent: a child),
+    and is written back as 4 spaces a level; indented lines inside an item follow their item.
+    """
+    lines: list[str] = []
+    parents: list[int] = []  # the original indent of the item at each open depth
+    kinds: list[bool] = []  # whether the list at each open depth is ordered
+    in_fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        item = None if in_fence else _ITEM_INDENT.match(line)
+        if item:
+            indent = len(item[1])
+            ordered = item[2][0].isdigit()
+            while parents and indent < parents[-1]:
+                parents.pop()
+                kinds.pop()
+            if not parents or indent > parents[-1]:
+                parents.append(indent)
+                kinds.append(ordered)
+            elif kinds[-1] != ordered:
+                lines.append("")  # a list of the other kind starts a new list, not a lazy line of the last
+                kinds[-1] = ordered
+            lines.append(" " * 4 * (len(parents) - 1) + line[indent:])
+        elif parents and not in_fence and line.startswith(" ") and line.strip():
+            indent = len(line) - len(line.lstrip(" "))
+            depth = sum(1 for parent in parents if parent < indent)
+            lines.append(" " * 4 * depth + line.lstrip(" "))
+        else:
+            if line.strip() and not line.startswith(" "):
+                parents, kinds = [], []  # a paragraph at the margin ends the list
+            lines.append(line)
+    return "\n".join(lines)
+
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_BARE_URL = re.compile(r"(?<![(<\[\]\"'=/])\bhttps?://[^\s<>()\[\]`]*[^\s<>()\[\]`.,;:!?'\"]")
+_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+
+
+def inline_extras(text: str) -> str:
+    """Link bare URLs and turn ~~text~~ into strikethrough, outside code (fenced blocks and code spans)."""
+    lines, in_fence, in_list = [], False, False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        if _ITEM_INDENT.match(line):
+            in_list = True
+        elif line.strip() and not line.startswith(" "):
+            in_list = False
+        # Four spaces open a code block, except inside a list, where they nest.
+        if in_fence or (line.startswith("    ") and not in_list):
+            lines.append(line)
+            continue
+        pieces, last = [], 0
+        for span in _CODE_SPAN.finditer(line):
+            pieces += [_extras(line[last : span.start()]), span[0]]
+            last = span.end()
+        lines.append("".join([*pieces, _extras(line[last:])]))
+    return "\n".join(lines)
+
+
+def _extras(text: str) -> str:
+    """Autolink and strike through one stretch of text outside code."""
+    return _STRIKE.sub(r"<del>\1</del>", _BARE_URL.sub(r"<\g<0>>", text))
+
+
+_EXTERNAL_LINK = re.compile(r'<a href="(?=https?:)')
+_PRE = re.compile(r"<pre>")
+_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
+
+
+def finish_html(html: str) -> str:
+    """Sanitized HTML made usable: outside links open a new tab, wide code and tables scroll by keyboard."""
+    html = _EXTERNAL_LINK.sub('<a target="_blank" href="', html)
+    html = _PRE.sub('<pre tabindex="0">', html)
+    return _TABLE.sub(r'<div class="table-scroll" tabindex="0"><table>\1</table></div>', html)
+
+
 def render_markdown(text: str) -> Markup:
-    """Render markdown (fenced code, tables) to sanitized HTML, safe to put in a page."""
+    """Render markdown (fenced code, tables, nested lists, links) to sanitized HTML, safe to put in a page."""
     return sanitize_html(_to_html(text))
 
 
@@ -116,7 +202,7 @@ def _to_html(text: str) -> str:
     """Markdown (fenced code, tables, lists as models write them) to unsanitized HTML."""
     # A fresh Markdown per call: the converter keeps state and is not thread-safe.
     return md.markdown(
-        separate_lists(text or ""),
+        inline_extras(nest_lists(separate_lists(text or ""))),
         extensions=["fenced_code", "tables", "sane_lists"],
         extension_configs={"tables": {"use_align_attribute": True}},
         output_format="html",

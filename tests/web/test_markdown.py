@@ -6,8 +6,9 @@ import re
 
 import pytest
 
+from app.assistant.models import Source
 from app.links import safe_url
-from app.web.markdown import render_markdown
+from app.web.markdown import render_answer, render_markdown
 from tests.web.support import ask_streamed
 
 HOSTILE = [
@@ -50,7 +51,7 @@ def test_hostile_markdown_is_defused(text):
 
 def test_links_keep_web_schemes_and_get_rel():
     html = str(render_markdown("[docs](https://example.com/a) [mail](mailto:t@example.com) [rel](/admin)"))
-    assert '<a href="https://example.com/a" rel="noopener nofollow">docs</a>' in html
+    assert '<a target="_blank" href="https://example.com/a" rel="noopener nofollow">docs</a>' in html
     assert '<a href="mailto:t@example.com" rel="noopener nofollow">mail</a>' in html
     assert 'href="/admin"' not in html and ">rel</a>" in html
 
@@ -71,7 +72,7 @@ def test_allowed_markdown_survives():
         "<ol>",
         "<blockquote>",
         "<hr>",
-        "<pre><code>print('&lt;hi&gt;')",
+        "<pre tabindex=\"0\"><code>print('&lt;hi&gt;')",
         "<table>",
         '<th align="left">a</th>',
         '<td align="right">2</td>',
@@ -82,7 +83,7 @@ def test_allowed_markdown_survives():
 def test_lists_right_after_a_line_render_as_lists():
     html = str(render_markdown("Steps:\n- first\n- second\n\n```\nnot:\n- a list\n```"))
     assert "<p>Steps:</p>\n<ul>\n<li>first</li>" in html
-    assert "<pre><code>not:\n- a list" in html
+    assert '<pre tabindex="0"><code>not:\n- a list' in html
 
 
 def test_safe_url():
@@ -112,3 +113,58 @@ def test_hostile_model_answer_is_sanitized_in_the_page(claude_app, fake_claude):
         assert "alert" not in html
         assert "onerror" not in html and "javascript:" not in html
     assert "<p>Here: <a" in fragment
+
+
+# As models write them: two spaces a level under bullets, three under numbers.
+MODEL_LISTS = """Here is the plan:
+
+1. Parse the documents
+   - TXT files
+   - PDF files
+     - scanned pages are skipped
+2. Chunk the lessons
+  - by sentences
+  - with overlap
+
+- Done
+"""
+
+
+def test_nested_lists_indented_as_models_write_them_stay_nested():
+    html = str(render_markdown(MODEL_LISTS))
+    assert (
+        "<li>Parse the documents<ul>\n<li>TXT files</li>\n<li>PDF files<ul>\n"
+        "<li>scanned pages are skipped</li>" in html
+    )
+    assert "<li>Chunk the lessons<ul>\n<li>by sentences</li>\n<li>with overlap</li>\n</ul>" in html
+    assert html.count("<ol>") == 1 and "<ul>\n<li>Done</li>\n</ul>" in html
+
+
+def test_bare_urls_become_links_outside_code_but_never_twice():
+    html = str(
+        render_markdown(
+            "See https://example.com/guide_1?x=1. Or [the docs](https://example.com/docs), "
+            "`https://in.code/span` and <https://angle.example>.\n\n```\nhttps://in.fence\n```"
+        )
+    )
+    assert '<a target="_blank" href="https://example.com/guide_1?x=1" rel="noopener nofollow">' in html
+    assert "x=1</a>." in html  # the sentence's full stop is not part of the link
+    assert html.count('href="https://example.com/docs"') == 1
+    assert "<code>https://in.code/span</code>" in html and "https://in.fence\n</code>" in html
+    assert html.count('href="https://angle.example"') == 1
+    assert 'href="javascript' not in str(render_markdown("javascript:alert(1) and http://ok.example"))
+
+
+def test_strikethrough_and_new_tab_links_but_in_page_citations_stay_in_the_page():
+    html = str(render_markdown("~~old~~ new, ~~ not this ~~ and `~~code~~`"))
+    assert "<del>old</del> new" in html and "~~ not this ~~" in html and "<code>~~code~~</code>" in html
+    cited = str(
+        render_answer("Claim.[^1]", [Source(label="C – Lesson 1: L", course_title="C", lesson_number=1)])
+    )
+    assert 'target="_blank"' not in cited and '<a href="#source-' in cited
+
+
+def test_wide_code_and_tables_can_be_scrolled_by_keyboard():
+    html = str(render_markdown("```\n" + "x" * 300 + "\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |"))
+    assert '<pre tabindex="0"><code>' in html
+    assert '<div class="table-scroll" tabindex="0"><table>' in html and "</table></div>" in html
