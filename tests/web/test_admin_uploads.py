@@ -289,3 +289,23 @@ def test_uploads_check_and_write_while_holding_the_docs_folder_lock(docs_dir):
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     finally:
         os.close(fd)
+
+
+def test_a_rename_that_fails_mid_batch_puts_back_every_file_it_replaced_or_added(docs_dir):
+    from app.errors import AppError
+
+    old_origami = course_text("Origami Folding", "the crane fold").encode()
+    (docs_dir / "origami.txt").write_bytes(old_origami)
+    (docs_dir / "kites.txt").mkdir()  # a folder where the batch's third file should go: its rename fails
+    before = sorted(path.name for path in docs_dir.iterdir())
+    batch = [
+        FileStorage(io.BytesIO(course_text("Origami Folding", "the waterbomb base").encode()), "origami.txt"),
+        FileStorage(io.BytesIO(course_text("Beekeeping Basics", "the waggle dance").encode()), "bees.txt"),
+        FileStorage(io.BytesIO(course_text("Kite Flying", "the line").encode()), "kites.txt"),
+    ]
+    with pytest.raises(AppError) as caught:
+        save_uploads(batch, docs_dir, max_bytes=10_000, check_upload=lambda course: None)
+    assert "could not be saved" in caught.value.message and "no file was changed" in caught.value.message
+    assert sorted(path.name for path in docs_dir.iterdir()) == before  # no bees.txt, no staged or backup copy
+    assert (docs_dir / "origami.txt").read_bytes() == old_origami
+    assert (docs_dir / "kites.txt").is_dir()
