@@ -9,6 +9,9 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+# The only files locked() creates end in this, so a missing folder is never mistaken for a lock file.
+LOCK_SUFFIX = ".lock"
+
 
 def write_atomically(path: Path, data: bytes | str) -> None:
     """Write to a temp file in the target's folder, flush it to disk, then rename it over the target.
@@ -39,13 +42,18 @@ def stage_file(path: Path, data: bytes | str) -> Path:
 
 @contextlib.contextmanager
 def locked(path: Path, *, wait: bool = True, shared: bool = False) -> Iterator[int]:
-    """Hold an flock on `path` (a folder, or a file created if need be) and yield its descriptor.
+    """Hold an flock on `path` (an existing folder, or a "*.lock" file created if need be); yield its fd.
+
+    Only a name ending in ".lock" is created: a folder that does not exist raises FileNotFoundError instead
+    of becoming an empty file where the folder belongs (use locked_folder to create it).
 
     With wait=False a lock held elsewhere raises BlockingIOError at once. The kernel drops a flock when its
     holder's process ends, however it ends, so a crash never leaves a stale lock behind.
     """
     if path.is_dir():
         fd = os.open(path, os.O_RDONLY)
+    elif path.suffix != LOCK_SUFFIX:
+        raise FileNotFoundError(f"cannot lock {path}: the folder does not exist")
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -58,7 +66,7 @@ def locked(path: Path, *, wait: bool = True, shared: bool = False) -> Iterator[i
 
 @contextlib.contextmanager
 def locked_folder(folder: Path) -> Iterator[int]:
-    """Hold an flock on a folder, creating it first (locked() alone would create a file in its place)."""
+    """Hold an flock on a folder, creating it first if it is missing."""
     folder.mkdir(parents=True, exist_ok=True)
     with locked(folder) as fd:
         yield fd

@@ -564,8 +564,9 @@ def test_unlinked_marker_that_reads_as_a_sentence_is_prose():
     assert "Lesson 2: is where we stop" in course.lessons[0].text
 
 
-def _padded_docx(tmp_path, padding_mb: int) -> bytes:
-    """A real Word document whose document.xml carries `padding_mb` MB of whitespace (compresses ~1000:1)."""
+def _padded_docx(tmp_path, padding_mb: int, filler: bytes = b" " * (1024 * 1024)) -> bytes:
+    """A real Word document whose document.xml carries `padding_mb` copies of `filler` (by default 1 MB of
+    whitespace, which compresses ~1000:1)."""
     good = make_docx(tmp_path / "good.docx", BASIC).read_bytes()
     buffer = io.BytesIO()
     with (
@@ -581,7 +582,7 @@ def _padded_docx(tmp_path, padding_mb: int) -> bytes:
             with target.open("word/document.xml", "w", force_zip64=True) as part:
                 part.write(head + b"<w:body>")
                 for _ in range(padding_mb):
-                    part.write(b" " * (1024 * 1024))
+                    part.write(filler)
                 part.write(tail)
     return buffer.getvalue()
 
@@ -623,3 +624,18 @@ def test_lesson_parsing_is_linear_in_the_number_of_markers():
     )
     course = parse_text(f"Course Title: Many Parts\n\n{body}\n", "many.txt")
     assert len(course.lessons) == 100_000 and course.lessons[-1].title == "Part 100000"
+
+
+def test_a_docx_whose_text_unpacks_past_the_xml_limit_is_refused(tmp_path):
+    # Ordinary paragraphs compress about 10:1, under the ratio check; the XML cap still bounds the parse.
+    paragraphs, number = io.BytesIO(), 0
+    while paragraphs.tell() < 1024 * 1024:  # whole paragraphs, so the XML stays well formed
+        number += 1
+        paragraphs.write(
+            f"<w:p><w:r><w:t>Paragraph {number} of a very long course.</w:t></w:r></w:p>".encode()
+        )
+    data = _padded_docx(tmp_path, padding_mb=33, filler=paragraphs.getvalue())
+    assert len(data) < 8 * 1024 * 1024
+    with pytest.raises(ParseError) as caught:
+        parse_bytes(data, "long.docx")
+    assert caught.value.reason == "the Word document's text unpacks to 33 MB (limit 32 MB)"

@@ -56,6 +56,9 @@ _MAX_HEADER_TITLE = 80
 # far beyond what text does (a zip bomb), before inflating anything.
 MAX_DOCX_UNPACKED_BYTES = 200 * 1024 * 1024
 MAX_DOCX_RATIO = 100
+# The XML parts are parsed into a tree about ten times their size, so they get a tighter cap than images:
+# 32 MB of XML is a book of several thousand pages, and still well under a gigabyte of memory to read.
+MAX_DOCX_XML_BYTES = 32 * 1024 * 1024
 # More pages than any course has; a 20,000-page PDF would keep a worker busy for half a minute.
 MAX_PDF_PAGES = 2000
 # pypdf signals damage with many exception types; all of them mean the same thing to a user.
@@ -346,6 +349,12 @@ def _refuse_zip_bomb(members: list[zipfile.ZipInfo], name: str) -> None:
             member.compress_size, 1
         ):
             raise ParseError(name, f"the Word document's {member.filename} is compressed suspiciously far")
+    xml = sum(member.file_size for member in members if member.filename.endswith((".xml", ".rels")))
+    if xml > MAX_DOCX_XML_BYTES:
+        limit = MAX_DOCX_XML_BYTES // (1024 * 1024)
+        raise ParseError(
+            name, f"the Word document's text unpacks to {xml // (1024 * 1024):,} MB (limit {limit} MB)"
+        )
 
 
 def _docx_text(data: bytes, name: str) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -150,20 +152,52 @@ def _accept(
 def _write_all(accepted: list[Accepted], docs_dir: Path) -> None:
     """Write every accepted file or none: stage them all beside their targets, then rename them into place.
 
-    A full disk or any other write error fails while staging, before any course file changed.
+    A full disk fails while staging, before any course file changed. A rename that fails (a folder where
+    the file should go, an I/O error) puts back what the earlier renames replaced or added.
     """
     staged: list[tuple[Path, Path]] = []
+    moved: list[tuple[Path, Path | None]] = []  # each target renamed into place, with the old file's copy
     try:
         for item in accepted:
             staged.append((stage_file(docs_dir / item.file, item.data), docs_dir / item.file))
             item.data = b""
+        for temp, target in staged:
+            moved.append((target, _move_into_place(temp, target)))
     except OSError as exc:
-        for temp, _ in staged:
-            temp.unlink(missing_ok=True)
+        _undo(staged, moved)
         reason = exc.strerror or type(exc).__name__
         raise AppError(
             f"The upload could not be saved ({reason}); no file was changed. Free some space or try again.",
             status=507 if exc.errno == errno.ENOSPC else 500,
         ) from exc
-    for temp, target in staged:
-        os.replace(temp, target)  # a rename in one folder: it needs no space and does not fail half-way
+    for _, backup in moved:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+
+
+def _move_into_place(temp: Path, target: Path) -> Path | None:
+    """Rename a staged file over its target; return a hard link to the file it replaced, if there was one."""
+    backup = None
+    if target.is_file():
+        # A hidden name, like the staged file's, so the indexer never reads it as a course.
+        backup = target.with_name(f".{target.name[:100]}.{secrets.token_hex(4)}.old")
+        os.link(target, backup)
+    try:
+        os.replace(temp, target)
+    except OSError:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+        raise
+    return backup
+
+
+def _undo(staged: list[tuple[Path, Path]], moved: list[tuple[Path, Path | None]]) -> None:
+    """Put back what earlier renames replaced, remove what they added, and drop the staged copies."""
+    for target, backup in reversed(moved):
+        with contextlib.suppress(OSError):
+            if backup is None:
+                target.unlink(missing_ok=True)
+            else:
+                os.replace(backup, target)
+    for temp, _ in staged:
+        temp.unlink(missing_ok=True)

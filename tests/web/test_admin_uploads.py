@@ -10,7 +10,7 @@ import os
 import pytest
 from werkzeug.datastructures import FileStorage
 
-from app.web.uploads import save_uploads
+from app.web.uploads import safe_name, save_uploads
 from tests.helpers import make_docx, make_pdf
 from tests.web.admin_helpers import (
     PASSWORD,
@@ -289,3 +289,35 @@ def test_uploads_check_and_write_while_holding_the_docs_folder_lock(docs_dir):
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     finally:
         os.close(fd)
+
+
+def test_a_rename_that_fails_mid_batch_puts_back_every_file_it_replaced_or_added(docs_dir):
+    from app.errors import AppError
+
+    old_origami = course_text("Origami Folding", "the crane fold").encode()
+    (docs_dir / "origami.txt").write_bytes(old_origami)
+    (docs_dir / "kites.txt").mkdir()  # a folder where the batch's third file should go: its rename fails
+    before = sorted(path.name for path in docs_dir.iterdir())
+    batch = [
+        FileStorage(io.BytesIO(course_text("Origami Folding", "the waterbomb base").encode()), "origami.txt"),
+        FileStorage(io.BytesIO(course_text("Beekeeping Basics", "the waggle dance").encode()), "bees.txt"),
+        FileStorage(io.BytesIO(course_text("Kite Flying", "the line").encode()), "kites.txt"),
+    ]
+    with pytest.raises(AppError) as caught:
+        save_uploads(batch, docs_dir, max_bytes=10_000, check_upload=lambda course: None)
+    assert "could not be saved" in caught.value.message and "no file was changed" in caught.value.message
+    assert sorted(path.name for path in docs_dir.iterdir()) == before  # no bees.txt, no staged or backup copy
+    assert (docs_dir / "origami.txt").read_bytes() == old_origami
+    assert (docs_dir / "kites.txt").is_dir()
+
+
+@pytest.mark.parametrize("name", ["..\\x.txt", "a\\b.txt", "C:\\docs\\x.txt", "\\\\server\\share\\x.txt"])
+def test_a_backslash_path_is_refused_as_a_path_not_stripped_to_a_name(name):
+    # Over HTTP Werkzeug's multipart parser eats backslashes; a name reaching safe_name another way must not.
+    with pytest.raises(ValueError, match="folder parts"):
+        safe_name(name)
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "Intro to SQL.pdf", "week-1_v2.docx"])
+def test_a_plain_name_is_kept_with_spaces_as_underscores(name):
+    assert safe_name(name) == name.replace(" ", "_")
