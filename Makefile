@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install run serve test test-fast index bench lint chromium redis clean
+.PHONY: install run serve test test-fast index bench eval lint chromium redis clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ test-fast: install
 
 bench: install
 	$(BIN)/python -m bench
+
+# The labelled question set (eval/questions.yaml) over docs/: search hit@k and MRR, extractive answers.
+eval: install
+	$(BIN)/python -m bench.evaluate
 
 lint: install
 	$(BIN)/ruff check app tests bench gunicorn.conf.py wsgi.py
