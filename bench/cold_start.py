@@ -65,6 +65,25 @@ def worker_rss_mb(master: int) -> float:
     return float("nan")
 
 
+def serve(env: dict[str, str]) -> subprocess.Popen:
+    """Start `gunicorn -c gunicorn.conf.py wsgi:app` with `env` and wait until its /readyz answers 200."""
+    server = subprocess.Popen(
+        [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "wsgi:app"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{env['PORT']}"
+    deadline = time.monotonic() + 120
+    while status_of(f"{base}/readyz") != 200:
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            raise SystemExit("gunicorn did not become ready")
+        time.sleep(0.05)
+    return server
+
+
 def one_start(docs: Path, instance: Path) -> tuple[float, float, list[float], float]:
     """Start gunicorn once: seconds to ready, the first search's ms, later searches' ms, the worker's MB."""
     port = free_port()
@@ -86,16 +105,8 @@ def one_start(docs: Path, instance: Path) -> tuple[float, float, list[float], fl
         )
     base = f"http://127.0.0.1:{port}"
     launched = time.perf_counter()
-    server = subprocess.Popen(
-        [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "wsgi:app"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = serve(env)
     try:
-        while status_of(f"{base}/readyz") != 200:
-            time.sleep(0.05)
         ready = time.perf_counter() - launched
         first = search_ms(base, 0)
         warm = [search_ms(base, attempt) for attempt in range(1, WARM_SEARCHES + 1)]

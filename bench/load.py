@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from bench.cold_start import BIN, ROOT, free_port, status_of
+from bench.cold_start import BIN, ROOT, free_port, serve
 from bench.index_search import DOCS, print_table
 
 MODEL_SECONDS = 1.0
@@ -81,24 +81,6 @@ def run_users(base: str, users: int, seconds: float) -> dict[str, float]:
         "p99": cuts[98],
         "errors": errors,
     }
-
-
-def serve(env: dict[str, str]) -> subprocess.Popen:
-    """Start gunicorn and wait until it is ready."""
-    server = subprocess.Popen(
-        [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "wsgi:app"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{env['PORT']}"
-    deadline = time.monotonic() + 120
-    while status_of(f"{base}/readyz") != 200:
-        if server.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit("gunicorn did not become ready")
-        time.sleep(0.1)
-    return server
 
 
 def main() -> None:

@@ -23,6 +23,18 @@ from tests.web.admin_helpers import (
 )
 
 
+def held_by_another(folder) -> bool:
+    """True when the folder's lock is held, probed the way another process would (without waiting)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
 @pytest.fixture
 def admin(make_app):
     """A signed-in admin client on an app with CSRF checks on."""
@@ -196,14 +208,7 @@ def test_files_are_parsed_before_the_docs_folder_lock_is_taken(docs_dir, monkeyp
     real_parse = uploads.parse_bytes
 
     def parse_and_probe(data, name):
-        fd = os.open(docs_dir, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            locked_while_parsing.append(False)
-        except BlockingIOError:
-            locked_while_parsing.append(True)
-        finally:
-            os.close(fd)
+        locked_while_parsing.append(held_by_another(docs_dir))
         return real_parse(data, name)
 
     monkeypatch.setattr(uploads, "parse_bytes", parse_and_probe)
@@ -271,14 +276,7 @@ def test_uploads_check_and_write_while_holding_the_docs_folder_lock(docs_dir):
 
     def check(course) -> None:
         """Record whether another holder could take the folder lock now (it must not)."""
-        fd = os.open(docs_dir, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            seen.append(False)
-        except BlockingIOError:
-            seen.append(True)
-        finally:
-            os.close(fd)
+        seen.append(held_by_another(docs_dir))
 
     first = FileStorage(io.BytesIO(course_text("Origami Folding", "the crane fold").encode()), "origami.txt")
     outcome = save_uploads([first], docs_dir, max_bytes=10_000, check_upload=check)
