@@ -80,7 +80,9 @@ class Services:
     def warm_up(self) -> None:
         """Load the model, then open the index with one search, so the first question pays neither."""
         try:
-            self.index.embedder.embed_query(WARM_UP_QUERY)
+            # A few questions of a few lengths: the model's runtime settles its memory over its first runs.
+            for words in range(1, 25, 2):
+                self.index.embedder.embed_query(" ".join([WARM_UP_QUERY] * words))
             self.index.search(WARM_UP_QUERY, k=1)
         except Exception as exc:  # a model that won't load or an index that won't answer: readiness says so
             log.warning("warm-up failed: %s", exc)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from app.assistant.claude import ClaudeAnswerer
 from app.assistant.extractive import ExtractiveAnswerer
 from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.tools import ToolBox
 from app.config import Settings
 from app.rules import checked_question, recent
 from app.search.embeddings import get_embedder
+
+if TYPE_CHECKING:
+    from app.assistant.claude import ClaudeAnswerer
 
 
 class Assistant:
@@ -22,6 +25,9 @@ class Assistant:
         self.mode = settings.mode
         self._answerer: ClaudeAnswerer | ExtractiveAnswerer
         if self.mode == "claude":
+            # Only in Claude mode: the SDK takes a second to import, which extractive mode never needs.
+            from app.assistant.claude import ClaudeAnswerer
+
             self._answerer = ClaudeAnswerer(settings, self.toolbox)
         else:
             embedder = get_embedder(settings.embedding_model, settings.embedding_cache_dir)
