@@ -238,3 +238,38 @@ def test_the_answer_leads_with_consecutive_sentences_of_the_best_passage(assista
     first_block = answer.markdown.split("\n\n")[2]
     assert first_block.count(". ") >= 2
     assert answer.sources[0].label == f"{VECTOR} – Lesson 2: HNSW Graphs"
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        (
+            "What is lesson 2 of the RAG course called?",
+            "Lesson 2 of Retrieval-Augmented Generation in Practice is “[",
+        ),
+        (
+            "what is the last lesson of the RAG course",
+            "Lesson 4 of Retrieval-Augmented Generation in Practice is",
+        ),
+        (
+            "how many lessons does the vector databases course have",
+            "Vector Databases from Scratch has 3 lessons.",
+        ),
+        ("link to the pytest course pls", "Python Testing with Pytest: https://"),
+        ("What is lesson 9 of the RAG course called?", "has no lesson 9; its lessons are 1, 2, 3, 4."),
+    ],
+)
+def test_an_outline_fact_is_answered_first_then_the_outline(assistant, question, lead):
+    answer = assistant.answer(question, [])
+    first = answer.markdown.split("\n\n")[1]  # after the extractive-mode line
+    assert first.startswith(lead) or lead in first, answer.markdown
+    assert "- Lesson" in answer.markdown or "Lesson 1" in answer.markdown  # the outline follows
+
+
+def test_politeness_is_not_part_of_a_course_name(assistant):
+    answer = assistant.answer("outline of the rag course pls", [])
+    assert (
+        "Retrieval-Augmented Generation in Practice" in answer.markdown
+        and "Chunking Documents" in answer.markdown
+    )
+    assert not wants_outline("What is lesson 2 about?")

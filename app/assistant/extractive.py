@@ -127,6 +127,7 @@ class Plan:
     course_error: str | None = None
     note: str | None = None
     instructor: bool = False
+    ask: str | None = None  # the one outline fact asked for (see outline_ask)
 
 
 @dataclass
@@ -160,8 +161,35 @@ def asks_instructor(question: str) -> bool:
     return bool(INSTRUCTOR_RE.search(question))
 
 
+# Outline questions with one answer, led by that answer before the outline itself.
+COUNT_RE = re.compile(r"\bhow\s+many\s+lessons\b", re.IGNORECASE)
+LINK_RE = re.compile(r"\b(?:link|url|web\s*site|web\s*page)\b", re.IGNORECASE)
+LAST_RE = re.compile(r"\b(?:last|final)\s+lesson\b", re.IGNORECASE)
+FIRST_RE = re.compile(r"\bfirst\s+lesson\b", re.IGNORECASE)
+TITLE_RE = re.compile(r"\b(?:called|named|titled|title|name)\b", re.IGNORECASE)
+# Politeness and filler that name nothing: "outline of the rag course pls".
+FILLER_RE = re.compile(r"\b(?:pls|plz|please|thx|thanks|thank\s+you)\b[.!]?", re.IGNORECASE)
+
+
+def outline_ask(question: str) -> str | None:
+    """Which one fact of an outline the question asks for: count, lesson title, last, first, link."""
+    if COUNT_RE.search(question):
+        return "count"
+    if lesson_number(question) is not None and TITLE_RE.search(question):
+        return "lesson title"
+    if LAST_RE.search(question):
+        return "last"
+    if FIRST_RE.search(question) and TITLE_RE.search(question):
+        return "first"
+    if LINK_RE.search(question):
+        return "link"
+    return None
+
+
 def wants_outline(question: str) -> bool:
     """True when the question is about a course's structure or instructor rather than its content."""
+    if outline_ask(question):
+        return True
     asks = OUTLINE_RE.search(question) or asks_instructor(question)
     return bool(asks) and lesson_number(question) is None
 
@@ -265,8 +293,10 @@ class ExtractiveAnswerer:
 
     def plan(self, question: str) -> Plan:
         """Decide the tool, course, lesson and topic from the question."""
+        question = FILLER_RE.sub(" ", question).strip() or question
         ref = self.finder.find(question)
         return Plan(
+            ask=outline_ask(question),
             outline=wants_outline(question),
             course=ref.course,
             lesson=lesson_number(question),
@@ -323,11 +353,8 @@ class ExtractiveAnswerer:
         if result.is_error or result.outline is None:
             return self._reply(OUTLINE_NOTE, result.text, [], True)
         body = render_outline(result.outline)
-        if plan.instructor:
-            teacher = result.outline.instructor
-            lead = (
-                f"{result.outline.title} is taught by {teacher}." if teacher else "No instructor is listed."
-            )
+        lead = outline_fact(result.outline, plan)
+        if lead:
             body = f"{lead}\n\n{body}"
         return self._reply(OUTLINE_NOTE, body, result.sources, True)
 
@@ -480,6 +507,37 @@ def render_quotes(quotes: list[Quote]) -> tuple[str, list[Source]]:
         for source in collector.sources
     ]
     return "\n\n".join(blocks), collector.sources
+
+
+def outline_fact(outline: Outline, plan: Plan) -> str | None:
+    """The one-line answer an outline question asks for (lesson count, a lesson's title, the link), if any."""
+    lessons = sorted(outline.lessons, key=lambda lesson: lesson.number)
+    if plan.ask == "count":
+        counted = [lesson for lesson in lessons if lesson.number > 0] or lessons
+        return f"{outline.title} has {len(counted)} lesson{'' if len(counted) == 1 else 's'}."
+    if plan.ask in ("lesson title", "last", "first") and lessons:
+        if plan.ask == "lesson title":
+            chosen = next((lesson for lesson in lessons if lesson.number == plan.lesson), None)
+            if chosen is None:
+                numbers = ", ".join(str(lesson.number) for lesson in lessons)
+                return f"{outline.title} has no lesson {plan.lesson}; its lessons are {numbers}."
+        elif plan.ask == "last":
+            chosen = lessons[-1]
+        else:
+            chosen = next((lesson for lesson in lessons if lesson.number >= 1), lessons[0])
+        title = f"[{chosen.title}]({chosen.link})" if chosen.link else chosen.title
+        return f"Lesson {chosen.number} of {outline.title} is “{title}”."
+    if plan.ask == "link":
+        return (
+            f"{outline.title}: {outline.link}" if outline.link else f"No link is listed for {outline.title}."
+        )
+    if plan.instructor:
+        return (
+            f"{outline.title} is taught by {outline.instructor}."
+            if outline.instructor
+            else "No instructor is listed."
+        )
+    return None
 
 
 def render_outline(outline: Outline) -> str:
