@@ -273,3 +273,46 @@ def test_politeness_is_not_part_of_a_course_name(assistant):
         and "Chunking Documents" in answer.markdown
     )
     assert not wants_outline("What is lesson 2 about?")
+
+
+def _after(assistant, first: str, follow_up: str):
+    """Ask `first`, then `follow_up` with the first exchange as history; return both answers."""
+    from app.assistant.models import Exchange
+
+    answer = assistant.answer(first, [])
+    previous = Exchange(question=first, answer=answer.markdown, sources=answer.sources)
+    return answer, assistant.answer(follow_up, [previous])
+
+
+def test_a_follow_up_without_a_course_keeps_the_previous_course(assistant):
+    first, follow = _after(assistant, "What does lesson 2 of the RAG course teach?", "And lesson 4?")
+    assert first.sources[0].course_title == RAG
+    assert {(source.course_title, source.lesson_number) for source in follow.sources} == {(RAG, 4)}
+
+
+def test_the_next_one_moves_to_the_following_lesson(assistant):
+    _, follow = _after(
+        assistant, "What does lesson 1 of the vector databases course cover?", "what about the next one?"
+    )
+    assert {(source.course_title, source.lesson_number) for source in follow.sources} == {(VECTOR, 2)}
+
+
+def test_explain_that_more_simply_quotes_the_previous_lesson_again(assistant):
+    first, follow = _after(
+        assistant,
+        "How does HNSW find neighbours in the vector databases course?",
+        "Can you explain that in simpler terms?",
+    )
+    lesson = first.sources[0].lesson_number
+    assert follow.sources and {(s.course_title, s.lesson_number) for s in follow.sources} == {
+        (VECTOR, lesson)
+    }
+
+
+def test_a_new_question_naming_its_own_course_is_not_a_follow_up(assistant):
+    _, follow = _after(
+        assistant,
+        "What does lesson 2 of the RAG course teach?",
+        "And what are fixtures in the pytest course?",
+    )
+    assert {source.course_title for source in follow.sources} == {PYTEST}

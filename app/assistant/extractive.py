@@ -167,6 +167,22 @@ LINK_RE = re.compile(r"\b(?:link|url|web\s*site|web\s*page)\b", re.IGNORECASE)
 LAST_RE = re.compile(r"\b(?:last|final)\s+lesson\b", re.IGNORECASE)
 FIRST_RE = re.compile(r"\bfirst\s+lesson\b", re.IGNORECASE)
 TITLE_RE = re.compile(r"\b(?:called|named|titled|title|name)\b", re.IGNORECASE)
+# A question that refers back to the conversation rather than naming its own course.
+FOLLOW_UP_RE = re.compile(
+    r"^\s*(?:and|but|also|so|then|what about|how about)\b"
+    r"|\b(?:the next one|the previous one|the same course|that course|this course|next lesson)\b"
+    r"|\b(?:simpler|more simply|in simpler terms|more detail|elaborate)\b"
+    r"|^\s*lesson\s+\w+\s*\??\s*$",
+    re.IGNORECASE,
+)
+# A short question that points at what was just said ("why is that?", "explain it").
+POINTING_RE = re.compile(r"\b(?:that|this|it|those|these)\b", re.IGNORECASE)
+SHORT_QUESTION_WORDS = 6
+NEXT_RE = re.compile(r"\b(?:next|following)\s+(?:one|lesson)\b", re.IGNORECASE)
+AGAIN_RE = re.compile(
+    r"\b(?:simpler|more simply|simply|in simpler terms|more detail|elaborate|explain (?:that|this|it))\b",
+    re.IGNORECASE,
+)
 # Politeness and filler that name nothing: "outline of the rag course pls".
 FILLER_RE = re.compile(r"\b(?:pls|plz|please|thx|thanks|thank\s+you)\b[.!]?", re.IGNORECASE)
 
@@ -311,8 +327,10 @@ class ExtractiveAnswerer:
         yield DoneEvent(self.answer(question, history))
 
     def answer(self, question: str, history: list[Exchange]) -> Answer:
-        """Answer one question; history is not used (there is no model to carry a conversation)."""
+        """Answer one question; a follow-up that names no course carries on from the previous exchange."""
         plan = self.plan(question)
+        if history:
+            self._follow_up(plan, question, history[-1])
         if plan.course_error:
             return self._reply(OUTLINE_NOTE if plan.outline else SEARCH_NOTE, plan.course_error, [], False)
         if plan.outline:
@@ -324,6 +342,32 @@ class ExtractiveAnswerer:
             "lesson_number": plan.lesson,
         }
         return self._search(plan, overview, self.toolbox.run(SEARCH_TOOL, arguments))
+
+    def _follow_up(self, plan: Plan, question: str, previous: Exchange) -> None:
+        """Carry the previous exchange's course (and lesson) into a question that refers back to it.
+
+        "And lesson 4?" keeps the course; "what about the next one?" moves to the following lesson; "explain
+        that more simply" asks the previous question again within its lesson.
+        """
+        pointing = POINTING_RE.search(question) and len(question.split()) <= SHORT_QUESTION_WORDS
+        if plan.course is not None or plan.course_error or not (FOLLOW_UP_RE.search(question) or pointing):
+            return
+        cited = next((source for source in previous.sources if source.course_title), None)
+        if cited is None:
+            return
+        try:
+            plan.course = self.toolbox.index.resolve_course(cited.course_title)
+        except CourseNotFound:  # the course went since the previous answer
+            return
+        plan.note = None
+        if plan.lesson is None and NEXT_RE.search(question) and cited.lesson_number is not None:
+            plan.lesson = cited.lesson_number + 1
+            plan.topic = ""  # "the next one" is no topic: an overview of that lesson
+        elif plan.lesson is None and AGAIN_RE.search(question):
+            plan.lesson = cited.lesson_number
+            plan.topic = _without(previous.question, "")
+        if plan.lesson is not None and plan.lesson not in {lesson.number for lesson in plan.course.lessons}:
+            plan.lesson = None  # past the last lesson: the whole course rather than an error
 
     @staticmethod
     def _query(plan: Plan) -> str:
