@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -33,6 +35,8 @@ SEARCH_NOTE = "_No language model is configured; here are the most relevant pass
 OUTLINE_NOTE = "_No language model is configured; here is the outline from the course materials._"
 NO_MATCH = "Nothing in the course materials matches this question. Try other words, or name a course."
 MIN_WORDS = 4
+# Sentences whose vectors are kept between questions: ~1.5 KB each, so about 8 MB.
+SENTENCE_CACHE_SIZE = 5000
 # The lead: a few consecutive sentences of the best passage, so the answer reads as an explanation rather
 # than a keyword hit. Then up to MAX_MORE further sentences from the other relevant passages.
 LEAD_SENTENCES = 3
@@ -299,6 +303,32 @@ class CourseFinder:
         return found[0] if len(found) == 1 else CourseRef()
 
 
+class SentenceVectors:
+    """Sentence vectors, embedded once and kept (most recent first out): the same passages come back."""
+
+    def __init__(self, embedder, size: int = SENTENCE_CACHE_SIZE):
+        self.embedder = embedder
+        self.size = size
+        self._vectors: OrderedDict[str, list[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, sentences: list[str]) -> list[list[float]]:
+        """The vector of each sentence, embedding only those not seen before, in one batch."""
+        with self._lock:
+            known = {sentence: self._vectors[sentence] for sentence in sentences if sentence in self._vectors}
+            for sentence in known:
+                self._vectors.move_to_end(sentence)
+        missing = [sentence for sentence in dict.fromkeys(sentences) if sentence not in known]
+        if missing:
+            known.update(zip(missing, self.embedder.embed_documents(missing), strict=True))
+            with self._lock:
+                for sentence in missing:
+                    self._vectors[sentence] = known[sentence]
+                while len(self._vectors) > self.size:
+                    self._vectors.popitem(last=False)
+        return [known[sentence] for sentence in sentences]
+
+
 class ExtractiveAnswerer:
     """Answer from the course materials alone: pick a tool from the question, quote the best sentences."""
 
@@ -306,6 +336,7 @@ class ExtractiveAnswerer:
         self.toolbox = toolbox
         self.embedder = embedder
         self.finder = CourseFinder(toolbox.index)
+        self.sentence_vectors = SentenceVectors(embedder)
 
     def plan(self, question: str) -> Plan:
         """Decide the tool, course, lesson and topic from the question."""
@@ -420,7 +451,7 @@ class ExtractiveAnswerer:
         if not candidates:
             return []
         query = self.embedder.embed_query(topic)
-        vectors = self.embedder.embed_documents([sentence for _, _, sentence in candidates])
+        vectors = self.sentence_vectors.get([sentence for _, _, sentence in candidates])
         keywords = set(content_words(topic, QUESTION_WORDS))
         quotes = []
         for (passage, position, sentence), vector in zip(candidates, vectors, strict=True):
