@@ -58,6 +58,8 @@ def post_worker_init(worker) -> None:
     with app.test_client() as client:
         client.get("/api/search", query_string={"q": "warm up", "k": 1})
     _warm_request_threads(worker, lambda question: services.index.search(question, k=1))
+    # Operators (and the deployment tests) read from this line that every worker takes traffic.
+    worker.log.info("Worker %s is warm and takes requests", worker.pid)
 
 
 def _warm_request_threads(worker, search) -> None:

@@ -45,11 +45,12 @@ hangs from a branch while scout bees search for a hollow tree, then the scouts d
 PHRASE = "the waggle dance of a forager honeybee"
 # Fresh connections, so either worker may accept each one; at least this many, more until both answered.
 MIN_QUERIES = 8
-MAX_QUERIES = 40
+MAX_QUERIES = 80
 # The worker's pid (%(p)s is "<pid>"), the status and the request line with its query string.
 ACCESS_FORMAT = "%(p)s %(s)s %(m)s %(U)s?%(q)s"
 SEARCH_LINE = re.compile(r"^<(\d+)> 200 GET /api/search\?(\S*)$", re.MULTILINE)
 BOOTED = re.compile(r"Booting worker with pid: (\d+)")
+WARM = re.compile(r"Worker (\d+) is warm and takes requests")
 EMBEDDED_WARNING = "workers on the embedded ChromaDB folder"
 TORCH_LIBRARY = "libtorch"
 ONNX_LIBRARY = "onnxruntime"
@@ -138,13 +139,20 @@ class Gunicorn(ServerProcess):
         """The pids of the workers the master booted, from its log."""
         return {int(pid) for pid in BOOTED.findall(self.stderr())}
 
+    def warm_pids(self) -> set[int]:
+        """The pids of the workers that logged they are warm and take requests."""
+        return {int(pid) for pid in WARM.findall(self.stderr())}
+
     def searches(self) -> dict[str, int]:
         """The query string of each /api/search the access log shows answered 200, with the worker's pid."""
         return {query: int(pid) for pid, query in SEARCH_LINE.findall(self.stdout())}
 
     def wait_serving(self, ready: bool = True) -> None:
-        """Wait until every worker has booted and /healthz (and /readyz when `ready`) answers 200."""
+        """Wait until every worker booted (and is warm when `ready`) and /healthz (and /readyz) answer 200."""
         self.wait_until(lambda: len(self.worker_pids()) == self.workers, f"{self.workers} workers booted")
+        if ready:
+            # A worker accepts connections only once warm: /readyz from one worker says nothing of the other.
+            self.wait_until(lambda: self.warm_pids() == self.worker_pids(), f"{self.workers} workers warm")
         for path in ("/healthz", "/readyz") if ready else ("/healthz",):
             self.wait_until(lambda path=path: answers(self.url(path)), f"{path} answering 200")
 
