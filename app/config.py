@@ -53,6 +53,7 @@ class Settings(BaseSettings):
     chunk_size: int = Field(800, ge=100, le=10_000)
     chunk_overlap: int = Field(100, ge=0)
     max_results: int = Field(5, ge=1, le=MAX_PASSAGES)
+    hybrid_search: bool = True
     max_history: int = Field(2, ge=0, le=20)
     max_tool_rounds: int = Field(2, ge=1, le=10)
     admin_password: str | None = None

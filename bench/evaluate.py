@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+import sys
 import tempfile
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,58 +143,137 @@ ANSWER_MEANING = {
     "no_coverage": "declined (no passage quoted)",
     "outline": "answered from the outline",
     "two_lesson": "quotes both evidence phrases",
+    "all": "as its kind says",
 }
+VERDICT_POINTS = {"ok": 1.0, "partial": 0.5, "miss": 0.0}
+# The rankings compared on the same index and questions: the configured hybrid one and meaning alone.
+MODES = {"hybrid": True, "dense": False}
+
+
+@dataclass
+class Run:
+    """One ranking's results: strict and lesson-level ranks and extractive verdicts, by question id."""
+
+    strict: dict[str, int | None] = field(default_factory=dict)
+    lesson: dict[str, int | None] = field(default_factory=dict)
+    verdicts: dict[str, str] = field(default_factory=dict)
+
+
+def evaluate(index: CourseIndex, assistant: Assistant, questions: list[Question], answers: bool) -> Run:
+    """Search every content question (and answer every question when `answers`) with one index."""
+    run = Run()
+    for question in questions:
+        if question.kind in CONTENT_KINDS:
+            passages = run_search(index, question)
+            run.strict[question.id] = question_rank(passages, question, holds)
+            run.lesson[question.id] = question_rank(passages, question, in_lesson)
+        if answers:
+            run.verdicts[question.id] = answer_verdict(question, assistant.answer(question.question))
+    return run
+
+
+def by_kind(questions: list[Question], kinds: list[str]) -> dict[str, list[Question]]:
+    """The questions of each kind, plus all of them under "all"."""
+    groups = {kind: [question for question in questions if question.kind == kind] for kind in kinds}
+    return {**groups, "all": [question for question in questions if question.kind in kinds]}
+
+
+def print_search(name: str, run: Run, groups: dict[str, list[Question]]) -> None:
+    """The search table of one ranking."""
+    print_table(
+        f"Search layer ({name}), top {DEPTH} (strict: a returned passage holds the evidence phrase; lesson: "
+        "a passage from the gold lesson; two-lesson: both by that rank)",
+        ("kind", "n", "strict @1", "@5", "@10", "MRR@5", "lesson @1", "@5", "@10", "MRR@5"),
+        [
+            (
+                kind,
+                str(len(group)),
+                *search_figures([run.strict[question.id] for question in group]),
+                *search_figures([run.lesson[question.id] for question in group]),
+            )
+            for kind, group in groups.items()
+        ],
+    )
+
+
+def print_answers(name: str, run: Run, groups: dict[str, list[Question]]) -> None:
+    """The extractive-answer table of one ranking, after the questions it did not answer well."""
+    for question_id, verdict in run.verdicts.items():
+        if verdict != "ok":
+            print(f"  extractive {verdict}: {question_id}")
+    rows = []
+    for kind, group in groups.items():
+        values = [run.verdicts[question.id] for question in group]
+        shares = [f"{values.count(verdict) / len(values):.2f}" for verdict in VERDICT_POINTS]
+        rows.append((kind, str(len(values)), *shares, ANSWER_MEANING.get(kind, "quotes the evidence phrase")))
+    print_table(
+        f"Extractive answers ({name}, no API key): ok = quotes the evidence phrase(s) / declines / answers "
+        "from the outline; partial = one of two phrases, or only the right lesson cited",
+        ("kind", "n", "ok", "partial", "miss", "ok means"),
+        rows,
+    )
+
+
+def reciprocal(rank: int | None) -> float:
+    """1/rank within the top DEPTH, 0 when not found."""
+    return 0.0 if rank is None else 1 / rank
+
+
+def print_paired(
+    runs: dict[str, Run], groups: dict[str, list[Question]], content: dict[str, list[Question]]
+) -> None:
+    """Per question, which ranking did better: strict reciprocal rank, and the extractive verdict."""
+    first, second = runs
+
+    def tally(score: Callable[[Run, str], float], group: list[Question]) -> list[str]:
+        """How many questions each ranking wins, and how many tie."""
+        deltas = [score(runs[first], question.id) - score(runs[second], question.id) for question in group]
+        return [
+            str(sum(d > 0 for d in deltas)),
+            str(sum(d < 0 for d in deltas)),
+            str(sum(d == 0 for d in deltas)),
+        ]
+
+    def strict(run: Run, question_id: str) -> float:
+        """The strict reciprocal rank of a question in a run."""
+        return reciprocal(run.strict[question_id])
+
+    def answered(run: Run, question_id: str) -> float:
+        """The extractive verdict of a question in a run, as points."""
+        return VERDICT_POINTS[run.verdicts[question_id]]
+
+    print_table(
+        f"Paired questions: {first} against {second} (better / worse / same, per question)",
+        ("kind", "n", "search better", "worse", "same", "answer better", "worse", "same"),
+        [
+            (kind, str(len(group)), *tally(strict, content.get(kind, [])), *tally(answered, group))
+            for kind, group in groups.items()
+            if runs[first].verdicts or kind in content
+        ],
+    )
 
 
 def main() -> None:
-    """Index docs/ into a private folder, then print the search and extractive-answer tables."""
+    """Index docs/ into a private folder, then score each ranking and compare them question by question."""
     questions = load_questions()
+    search_only = "--search-only" in sys.argv
     with tempfile.TemporaryDirectory(prefix="eval-") as tmp:
         settings = bench_settings(Path(tmp), "eval")
-        index = CourseIndex(settings)
-        Indexer(settings, index).sync(rebuild=True)
-        content = [question for question in questions if question.kind in CONTENT_KINDS]
-        strict: dict[str, list[int | None]] = defaultdict(list)
-        lesson: dict[str, list[int | None]] = defaultdict(list)
-        for question in content:
-            passages = run_search(index, question)
-            for kind in (question.kind, "all content"):
-                strict[kind].append(question_rank(passages, question, holds))
-                lesson[kind].append(question_rank(passages, question, in_lesson))
-        kinds = [*CONTENT_KINDS, "all content"]
-        print_table(
-            f"Search layer, {len(content)} content questions, top {DEPTH} (strict: a returned passage holds "
-            "the evidence phrase; lesson: a passage from the gold lesson; two-lesson: both by that rank)",
-            ("kind", "n", "strict @1", "@5", "@10", "MRR@5", "lesson @1", "@5", "@10", "MRR@5"),
-            [
-                (kind, str(len(strict[kind])), *search_figures(strict[kind]), *search_figures(lesson[kind]))
-                for kind in kinds
-            ],
-        )
-        assistant = Assistant(settings, index)
-        verdicts: dict[str, list[str]] = defaultdict(list)
-        for question in questions:
-            verdict = answer_verdict(question, assistant.answer(question.question))
-            verdicts[question.kind].append(verdict)
-            if verdict != "ok":
-                print(f"  extractive {verdict}: {question.id}")
-        print()
-        print_table(
-            "Extractive answers (no API key): ok = quotes the evidence phrase(s) / declines / answers from "
-            "the outline; partial = one of two phrases, or only the right lesson cited",
-            ("kind", "n", "ok", "partial", "miss", "ok means"),
-            [
-                (
-                    kind,
-                    str(len(values)),
-                    f"{values.count('ok') / len(values):.2f}",
-                    f"{values.count('partial') / len(values):.2f}",
-                    f"{values.count('miss') / len(values):.2f}",
-                    ANSWER_MEANING.get(kind, "quotes the evidence phrase"),
-                )
-                for kind, values in verdicts.items()
-            ],
-        )
+        Indexer(settings, CourseIndex(settings)).sync(rebuild=True)
+        runs: dict[str, Run] = {}
+        embedder = None
+        for name, hybrid in MODES.items():
+            mode = settings.model_copy(update={"hybrid_search": hybrid})
+            index = CourseIndex(mode, embedder=embedder)
+            embedder = index.embedder
+            runs[name] = evaluate(index, Assistant(mode, index), questions, answers=not search_only)
+        content = by_kind(questions, list(CONTENT_KINDS))
+        everything = by_kind(questions, list(dict.fromkeys(question.kind for question in questions)))
+        for name, run in runs.items():
+            print_search(name, run, content)
+            if not search_only:
+                print_answers(name, run, everything)
+        print_paired(runs, everything, content)
 
 
 if __name__ == "__main__":

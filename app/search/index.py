@@ -16,6 +16,10 @@ query with a filter: chunks carry a `live` flag that the write sets once its cat
 course being written is marked `settling` in the catalog and admitted by its exact version meanwhile. A
 search within one course scores that course's vectors exactly, in memory (`course_vectors`), keyed by
 its catalog version.
+
+Hybrid ranking. Every search also ranks the same scope by BM25 (`lexical`: exact words such as "efSearch"
+or "CSRF" that vectors blur), and the two rankings are fused by reciprocal rank. A passage's score stays its
+cosine similarity to the question, which the answerers read as relevance.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from app.errors import CourseNotFound, LessonNotFound
 from app.search.catalog import CatalogCache, CatalogEntry
 from app.search.course_vectors import CourseChunks, CourseVectors, Hit, course_chunks
 from app.search.embeddings import Embedder, get_embedder
+from app.search.lexical import CourseTerms, LexicalHit, LexicalIndex
 from app.search.models import CourseRecord, LessonInfo, Outline, Passage
 from app.search.names import (
     STOPWORDS,
@@ -49,6 +54,10 @@ CONTENT = "course_content"
 WRITE_BATCH = 64
 # Extra hits an unfiltered library search asks for, to make up for chunks that are not live.
 OVERFETCH = 10
+# Hybrid search: each ranking (dense, BM25) offers this many candidates (at least twice k), fused by
+# reciprocal rank, 1 / (RRF_K + rank) summed over the rankings; 60 is the customary constant.
+CANDIDATES = 20
+RRF_K = 60
 # Chroma caps the ids of one get/update/delete; flags are set and chunks deleted in pieces of this size.
 ID_BATCH = 1000
 
@@ -84,6 +93,16 @@ def _clean(metadata: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in metadata.items() if value is not None}
 
 
+def _hit_key(metadata: dict[str, Any]) -> tuple[str, int, int]:
+    """A hit's chunk within the live library: (course id, lesson number, chunk index)."""
+    return str(metadata["course_id"]), int(metadata["lesson_number"]), int(metadata["chunk_index"])
+
+
+def _live_versions(entries: list[CatalogEntry]) -> dict[str, str]:
+    """Each catalog course's live version, by course id."""
+    return {entry.record.id: entry.version for entry in entries}
+
+
 def _passage(document: str, metadata: dict[str, Any], distance: float) -> Passage:
     """Build a Passage from a query hit, scored by cosine similarity."""
     return Passage(
@@ -107,6 +126,7 @@ class CourseIndex:
         self.store = ChromaStore(settings)
         self.catalog = CatalogCache(self._read_catalog, self.store.change_stamp)
         self.course_vectors = CourseVectors(self._load_course_chunks)
+        self.lexical = LexicalIndex(self._load_course_terms, self._load_library_terms)
 
     @property
     def location(self) -> str:
@@ -329,6 +349,7 @@ class CourseIndex:
         self.store.reset(CATALOG, CONTENT)
         self.catalog.invalidate()
         self.course_vectors.clear()
+        self.lexical.clear()
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -452,20 +473,76 @@ class CourseIndex:
     def search(
         self, query: str, course: str | None = None, lesson: int | None = None, k: int | None = None
     ) -> list[Passage]:
-        """The k passages closest to the query, best first, within a course and/or lesson when given."""
+        """The k best passages for the query, within a course and/or lesson when given.
+
+        Hybrid: the nearest chunks by meaning and the best by BM25, both within the same scope, fused by
+        reciprocal rank.
+        """
         scope = self._scope(course, lesson)
         if not scope:
             return []
         vector = self.embedder.embed_query(query)
         k = k or self.settings.max_results
+        hybrid = self.settings.hybrid_search
+        pool = max(CANDIDATES, 2 * k) if hybrid else k
         if course is not None:
-            hits = self._search_course(scope[0], vector, k, lesson)
+            dense = self._search_course(scope[0], vector, pool, lesson)
         elif lesson is None:
-            hits = self._search_library(scope, vector, k)
+            dense = self._search_library(scope, vector, pool)
         else:
-            hits = self._query(vector, k, self._where(scope, course, lesson))
-        passages = [_passage(document, metadata, distance) for document, metadata, distance in hits]
-        return sorted(passages, key=lambda passage: passage.score, reverse=True)
+            dense = self._query(vector, pool, self._where(scope, course, lesson))
+        lexical: list[LexicalHit] = []
+        if hybrid:
+            library = self.catalog.memo("live versions", _live_versions)
+            lexical = self.lexical.ranked(query, library, [entry.record.id for entry in scope], lesson, pool)
+        return self._fuse(dense, lexical, vector, k)
+
+    def _fuse(
+        self, dense: list[Hit], lexical: list[LexicalHit], vector: list[float], k: int
+    ) -> list[Passage]:
+        """The k best of both rankings by reciprocal rank fusion, as passages."""
+        hits: dict[tuple[str, int, int], Hit] = {}
+        fused: dict[tuple[str, int, int], float] = {}
+        for rank, hit in enumerate(dense, 1):
+            key = _hit_key(hit[1])
+            hits[key] = hit
+            fused[key] = 1 / (RRF_K + rank)
+        for rank, found in enumerate(lexical, 1):
+            key = (found.course_id, *found.key)
+            fused[key] = fused.get(key, 0.0) + 1 / (RRF_K + rank)
+        best = sorted(fused, key=lambda key: fused[key], reverse=True)[:k]
+        # Keyword hits the dense ranking did not offer are read with their vectors, for their cosine score.
+        missing = {
+            f"{found.course_id}:{found.key[0]}:{found.key[1]}@{found.version}"
+            for found in lexical
+            if (found.course_id, *found.key) in best and (found.course_id, *found.key) not in hits
+        }
+        if missing:
+            hits.update((_hit_key(hit[1]), hit) for hit in self._read_hits(sorted(missing), vector))
+        return [_passage(*hits[key]) for key in best if key in hits]
+
+    def _read_hits(self, ids: list[str], vector: list[float]) -> list[Hit]:
+        """Chunks by id as hits: text, metadata and cosine distance to the query vector."""
+        chunks = course_chunks(
+            self._run(CONTENT, "get", ids=ids, include=["documents", "metadatas", "embeddings"])
+        )
+        return chunks.top(vector, len(ids))
+
+    def _load_course_terms(self, course_id: str, version: str) -> CourseTerms:
+        """Read one course version's chunk texts and count their terms."""
+        where = {"$and": [{"course_id": course_id}, {"version": version}]}
+        result = self._run(CONTENT, "get", where=where, include=["documents", "metadatas"])
+        return CourseTerms.build(zip(result["documents"], result["metadatas"], strict=True))
+
+    def _load_library_terms(self, versions: dict[str, str]) -> dict[str, CourseTerms]:
+        """Read every chunk in one pass and count the terms of each course's wanted version."""
+        result = self._run(CONTENT, "get", include=["documents", "metadatas"])
+        by_course: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        for document, metadata in zip(result["documents"], result["metadatas"], strict=True):
+            course_id = str(metadata.get("course_id"))
+            if versions.get(course_id) == metadata.get("version"):
+                by_course.setdefault(course_id, []).append((document, metadata))
+        return {course_id: CourseTerms.build(chunks) for course_id, chunks in by_course.items()}
 
     def _search_course(
         self, entry: CatalogEntry, vector: list[float], k: int, lesson: int | None

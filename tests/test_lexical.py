@@ -1,0 +1,135 @@
+"""Hybrid search: BM25 over live chunks, fused with the dense ranking, following the catalog per course."""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import pytest
+
+from app.search.index import CourseIndex
+from app.search.lexical import K1, B, CourseTerms, lexical_terms
+from app.search.sync import Indexer
+from tests.test_index import ONIONS_V1, ONIONS_V2, TEST_COURSES, course_file, index_course, settings_for
+
+# Lessons about one topic, one of which names a made-up setting.
+STOCK_LESSONS = {
+    1: "A good stock starts with roasted bones, cold water and a long, gentle simmer.",
+    2: "Skim the stock as it simmers so that it stays clear; never let it boil hard.",
+    3: "Set the kettle's qzvlimit dial to seven before the stock simmers overnight.",
+    4: "Strain the stock through cloth, cool it quickly and keep it cold for three days.",
+}
+
+
+@pytest.fixture
+def index(tmp_path) -> CourseIndex:
+    """An empty index of its own."""
+    return CourseIndex(settings_for(tmp_path))
+
+
+def metadata(lesson: int, index: int) -> dict:
+    """Chunk metadata as the index stores it (the titles are part of what BM25 reads)."""
+    return {"lesson_number": lesson, "chunk_index": index, "course_title": "", "lesson_title": ""}
+
+
+def test_bm25_scores_follow_the_okapi_formula():
+    course = CourseTerms.build(
+        [("apple apple pear", metadata(1, 0)), ("pear plum", metadata(1, 1)), ("plum", metadata(2, 2))]
+    )
+    idf = {"apple": math.log(1 + (3 - 1 + 0.5) / (1 + 0.5))}
+    average = (3 + 2 + 1) / 3
+    expected = idf["apple"] * 2 * (K1 + 1) / (2 + K1 * (1 - B + B * 3 / average))
+    assert course.scores(idf, average, None) == pytest.approx([expected, 0.0, 0.0])
+    # A lesson filter leaves only that lesson's chunks with a score.
+    assert course.scores({"plum": 1.0}, average, 2)[:2] == pytest.approx([0.0, 0.0])
+    assert course.keys == [(1, 0), (1, 1), (2, 2)]
+
+
+def test_terms_are_stemmed_and_function_words_dropped():
+    assert lexical_terms("How are the databases indexing?") == ["database", "index"]
+
+
+@pytest.fixture(scope="module")
+def both_rankings(tmp_path_factory) -> tuple[CourseIndex, CourseIndex]:
+    """The test courses indexed once, searched hybrid and by meaning alone."""
+    root = tmp_path_factory.mktemp("lexical")
+    shutil.copytree(TEST_COURSES, root / "docs")
+    hybrid = CourseIndex(settings_for(root))
+    Indexer(hybrid.settings, hybrid).sync()
+    return hybrid, CourseIndex(settings_for(root, hybrid_search=False), embedder=hybrid.embedder)
+
+
+def test_a_word_that_meaning_alone_misses_is_found_first(both_rankings):
+    hybrid, dense = both_rankings
+    # "cutoff" occurs once in the test courses ("that knowledge stops at a cutoff date").
+    assert "cutoff date" in hybrid.search("cutoff")[0].text
+    assert not any("cutoff" in passage.text for passage in dense.search("cutoff"))
+    # A passage's score stays its cosine similarity to the question, whichever ranking offered it.
+    by_meaning = {passage.text: passage.score for passage in dense.search("cutoff", k=50)}
+    assert [passage.score for passage in hybrid.search("cutoff")] == [
+        by_meaning[passage.text] for passage in hybrid.search("cutoff")
+    ]
+
+
+def test_meaning_alone_reads_no_keywords(both_rankings):
+    _, dense = both_rankings
+    assert dense.search("knowledge cutoff")
+    assert dense.lexical._chunks == 0  # never consulted, so nothing was read for it
+
+
+def test_course_and_lesson_filters_apply_to_keyword_hits(index):
+    index_course(index, course_file("Kitchen Basics", STOCK_LESSONS, "kitchen.txt"), size=200)
+    index_course(
+        index, course_file("Garage Basics", {1: "The qzvlimit of the jack is two tons."}, "garage.txt")
+    )
+    in_course = index.search("qzvlimit", course="Garage Basics", k=5)
+    assert {passage.course_title for passage in in_course} == {"Garage Basics"}
+    in_lesson = index.search("qzvlimit", course="Kitchen Basics", lesson=1, k=5)
+    assert {passage.lesson_number for passage in in_lesson} == {1}
+    library_lesson = index.search("qzvlimit", lesson=3, k=5)
+    assert [passage.course_title for passage in library_lesson][:1] == ["Kitchen Basics"]
+    assert all(passage.lesson_number == 3 for passage in library_lesson)
+
+
+def test_the_keyword_index_reads_only_the_courses_that_changed(index, monkeypatch):
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}, "kitchen.txt"))
+    index_course(index, course_file("Garden Basics", {1: "Zucchini glut: blanch and freeze."}, "garden.txt"))
+    assert "onions" in index.search("onions")[0].text.lower()  # the first search reads the library at once
+    loaded: list[str] = []
+    load = index._load_course_terms
+    monkeypatch.setattr(index.lexical, "_load_course", lambda *key: loaded.append(key[0]) or load(*key))
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V2}, "kitchen.txt"))
+    texts = [passage.text for passage in index.search("onions shallots zucchini", k=5)]
+    assert loaded == ["kitchen-basics"]
+    assert any("Zucchini" in text for text in texts) and any(ONIONS_V2 in text for text in texts)
+    assert not any(ONIONS_V1 in text for text in texts)
+    index.search("shallots")
+    assert loaded == ["kitchen-basics"]  # an unchanged catalog reads nothing
+
+
+def test_a_course_being_written_is_not_found_by_keyword_until_its_flip(index, monkeypatch):
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}, "kitchen.txt"))
+    index.search("onions")
+    with monkeypatch.context() as patch:
+        patch.setattr(index, "_flip_catalog", lambda *args: (_ for _ in ()).throw(RuntimeError("killed")))
+        with pytest.raises(RuntimeError):
+            index_course(index, course_file("Kitchen Basics", {1: ONIONS_V2}, "kitchen.txt"))
+    assert not any(ONIONS_V2 in passage.text for passage in index.search("pickled shallots", k=5))
+
+
+def test_words_written_by_another_process_are_found_by_keyword(tmp_path):
+    reader = CourseIndex(settings_for(tmp_path))
+    writer = CourseIndex(settings_for(tmp_path), embedder=reader.embedder)
+    index_course(writer, course_file("Kitchen Basics", {1: ONIONS_V1}, "kitchen.txt"))
+    assert ONIONS_V1 in reader.search("onions")[0].text
+    index_course(writer, course_file("Garden Basics", {1: "Zucchini glut: blanch and freeze."}, "garden.txt"))
+    texts = [passage.text for passage in reader.search("zucchini glut", k=5)]
+    assert any("Zucchini" in text for text in texts)
+
+
+def test_clearing_the_index_forgets_every_keyword(index):
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}, "kitchen.txt"))
+    assert index.search("onions")
+    index.clear()
+    assert index.search("onions") == []
+    assert index.lexical._chunks == 0
