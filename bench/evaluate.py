@@ -242,14 +242,16 @@ def print_paired(
         """The extractive verdict of a question in a run, as points."""
         return VERDICT_POINTS[run.verdicts[question_id]]
 
+    answers = bool(runs[first].verdicts)
+    rows = []
+    for kind, group in (groups if answers else content).items():
+        row = [kind, str(len(group)), *tally(strict, content.get(kind, []))]
+        rows.append((*row, *tally(answered, group)) if answers else tuple(row))
+    columns = ("kind", "n", "search better", "worse", "same")
     print_table(
         f"Paired questions: {first} against {second} (better / worse / same, per question)",
-        ("kind", "n", "search better", "worse", "same", "answer better", "worse", "same"),
-        [
-            (kind, str(len(group)), *tally(strict, content.get(kind, [])), *tally(answered, group))
-            for kind, group in groups.items()
-            if runs[first].verdicts or kind in content
-        ],
+        (*columns, "answer better", "worse", "same") if answers else columns,
+        rows,
     )
 
 

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from app.search.index import CourseIndex
-from app.search.lexical import K1, B, CourseTerms, lexical_terms
+from app.search.lexical import K1, B, CourseTerms, LexicalIndex, lexical_terms
 from app.search.sync import Indexer
 from tests.test_index import ONIONS_V1, ONIONS_V2, TEST_COURSES, course_file, index_course, settings_for
 
@@ -33,16 +33,20 @@ def metadata(lesson: int, index: int) -> dict:
 
 
 def test_bm25_scores_follow_the_okapi_formula():
-    course = CourseTerms.build(
-        [("apple apple pear", metadata(1, 0)), ("pear plum", metadata(1, 1)), ("plum", metadata(2, 2))]
-    )
-    idf = {"apple": math.log(1 + (3 - 1 + 0.5) / (1 + 0.5))}
+    chunks = [("apple apple pear", metadata(1, 0)), ("pear plum", metadata(1, 1)), ("plum", metadata(2, 2))]
+    lexical = LexicalIndex(lambda *_: CourseTerms.build([]), lambda _: {"fruit": CourseTerms.build(chunks)})
+    hits = lexical.ranked("apples", {"fruit": "v1"}, ["fruit"], None, 5)
+    idf = math.log(1 + (3 - 1 + 0.5) / (1 + 0.5))
     average = (3 + 2 + 1) / 3
-    expected = idf["apple"] * 2 * (K1 + 1) / (2 + K1 * (1 - B + B * 3 / average))
-    assert course.scores(idf, average, None) == pytest.approx([expected, 0.0, 0.0])
-    # A lesson filter leaves only that lesson's chunks with a score.
-    assert course.scores({"plum": 1.0}, average, 2)[:2] == pytest.approx([0.0, 0.0])
-    assert course.keys == [(1, 0), (1, 1), (2, 2)]
+    expected = idf * 2 * (K1 + 1) / (2 + K1 * (1 - B + B * 3 / average))
+    assert [(hit.course_id, hit.version, hit.key) for hit in hits] == [("fruit", "v1", (1, 0))]
+    assert hits[0].score == pytest.approx(expected)
+    # A lesson filter leaves only that lesson's chunks; a shorter chunk with the same count ranks higher.
+    assert [hit.key for hit in lexical.ranked("plum", {"fruit": "v1"}, ["fruit"], 2, 5)] == [(2, 2)]
+    assert [hit.key for hit in lexical.ranked("plum", {"fruit": "v1"}, ["fruit"], None, 5)] == [
+        (2, 2),
+        (1, 1),
+    ]
 
 
 def test_terms_are_stemmed_and_function_words_dropped():
@@ -74,7 +78,7 @@ def test_a_word_that_meaning_alone_misses_is_found_first(both_rankings):
 def test_meaning_alone_reads_no_keywords(both_rankings):
     _, dense = both_rankings
     assert dense.search("knowledge cutoff")
-    assert dense.lexical._chunks == 0  # never consulted, so nothing was read for it
+    assert dense.lexical._view.size == 0  # never consulted, so nothing was read for it
 
 
 def test_course_and_lesson_filters_apply_to_keyword_hits(index):
@@ -132,4 +136,4 @@ def test_clearing_the_index_forgets_every_keyword(index):
     assert index.search("onions")
     index.clear()
     assert index.search("onions") == []
-    assert index.lexical._chunks == 0
+    assert index.lexical._view.size == 0

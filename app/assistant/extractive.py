@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from app.assistant.comparison import CUE_RE, split_comparison
 from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange, Source
 from app.assistant.tools import (
     OUTLINE_TOOL,
@@ -362,6 +363,10 @@ class ExtractiveAnswerer:
         plan = self.plan(question)
         if history:
             self._follow_up(plan, question, history[-1])
+        parts = None if plan.outline else split_comparison(question)
+        compared = self._compare(plan, parts) if parts else None
+        if compared is not None:
+            return compared
         if plan.course_error:
             return self._reply(OUTLINE_NOTE if plan.outline else SEARCH_NOTE, plan.course_error, [], False)
         if plan.outline:
@@ -373,6 +378,37 @@ class ExtractiveAnswerer:
             "lesson_number": plan.lesson,
         }
         return self._search(plan, overview, self.toolbox.run(SEARCH_TOOL, arguments))
+
+    def _compare(self, plan: Plan, parts: tuple[str, str]) -> Answer | None:
+        """Answer each half of a comparison on its own and quote both; None when it does not split cleanly.
+
+        A half that names a course searches it ("the RAG course and the vector databases course"). When
+        neither half names one, both keep the whole question's course (a follow-up's, say); when only one
+        does, the other searches every course.
+        """
+        halves = [self.plan(CUE_RE.sub(" ", part)) for part in parts]
+        if any(half.course_error or not content_words(half.topic, QUESTION_WORDS) for half in halves):
+            return None
+        shared = None if plan.course_error or any(half.course for half in halves) else plan.course
+        leads: list[list[Quote]] = []
+        for half in halves:
+            course = half.course or shared
+            arguments = {
+                "query": half.topic,
+                "course_name": course.title if course else None,
+                "lesson_number": half.lesson if half.lesson is not None else plan.lesson,
+            }
+            result = self.toolbox.run(SEARCH_TOOL, arguments)
+            lead = [] if result.is_error else self.lead(self.quotes(half.topic, result.passages), False)
+            if not lead:
+                return None
+            leads.append(lead)
+        first, second = ({_place(quote) for quote in lead} for lead in leads)
+        if first & second:  # both halves found the same sentences: one answer, not a comparison
+            return None
+        notes = list(dict.fromkeys(half.note for half in halves if half.note))
+        body, sources = render_quotes(leads[0] + leads[1])
+        return self._reply("\n\n".join([SEARCH_NOTE, *notes]), body, sources, True)
 
     def _follow_up(self, plan: Plan, question: str, previous: Exchange) -> None:
         """Carry the previous exchange's course (and lesson) into a question that refers back to it.
@@ -499,6 +535,11 @@ class ExtractiveAnswerer:
             )
         ]
         return sorted(rest, key=_score, reverse=True)[:MAX_MORE]
+
+
+def _place(quote: Quote) -> tuple[str, int, int, int]:
+    """Where a quoted sentence is: course, lesson, chunk and position (the same across searches)."""
+    return (quote.passage.course_title, *quote.order)
 
 
 def _unique_sentences(passages: list[Passage]) -> list[tuple[Passage, int, str]]:

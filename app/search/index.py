@@ -55,8 +55,9 @@ WRITE_BATCH = 64
 # Extra hits an unfiltered library search asks for, to make up for chunks that are not live.
 OVERFETCH = 10
 # Hybrid search: each ranking (dense, BM25) offers this many candidates (at least twice k), fused by
-# reciprocal rank, 1 / (RRF_K + rank) summed over the rankings; 60 is the customary constant.
-CANDIDATES = 20
+# reciprocal rank, 1 / (RRF_K + rank) summed over the rankings; 60 is the customary constant. On the labelled
+# set at k=5, 10 candidates rank as well as 20 (hit@5 0.93 both, MRR@5 0.73 both) at half the vector query.
+CANDIDATES = 10
 RRF_K = 60
 # Chroma caps the ids of one get/update/delete; flags are set and chunks deleted in pieces of this size.
 ID_BATCH = 1000

@@ -67,18 +67,6 @@ class CourseTerms:
         }
         return cls(keys, np.array([lesson for lesson, _ in keys]), np.array(lengths, float), postings)
 
-    def scores(self, weights: dict[str, float], average_length: float, lesson: int | None) -> np.ndarray:
-        """BM25 of every chunk for the query terms' idf `weights` (chunks outside the lesson score 0)."""
-        total = np.zeros(len(self.keys))
-        norm = K1 * (1 - B + B * self.lengths / average_length)
-        for term, idf in weights.items():
-            if term in self.postings:
-                rows, counts = self.postings[term]
-                total[rows] += idf * counts * (K1 + 1) / (counts + norm[rows])
-        if lesson is not None:
-            total[self.lessons != lesson] = 0.0
-        return total
-
 
 @dataclass(frozen=True)
 class LexicalHit:
@@ -88,6 +76,72 @@ class LexicalHit:
     version: str
     key: ChunkKey
     score: float
+
+
+class LibraryView:
+    """Every held course's chunks side by side, one row per chunk, so one query scores the library at once."""
+
+    def __init__(self, courses: list[tuple[str, str, CourseTerms]], frequencies: Counter[str]):
+        self.courses = courses  # (course id, version, terms), in row order
+        lengths = [terms.lengths for _, _, terms in courses]
+        self.starts = np.cumsum([0] + [len(terms.keys) for _, _, terms in courses])
+        self.offsets = {course_id: position for position, (course_id, _, _) in enumerate(courses)}
+        self.lessons = np.concatenate([terms.lessons for _, _, terms in courses]) if courses else np.zeros(0)
+        all_lengths = np.concatenate(lengths) if lengths else np.zeros(0)
+        average = float(all_lengths.mean()) if len(all_lengths) else 1.0
+        self.norm = K1 * (1 - B + B * all_lengths / (average or 1.0))
+        self.frequencies = frequencies
+        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    @property
+    def size(self) -> int:
+        """The number of chunks held."""
+        return int(self.starts[-1])
+
+    def idf(self, term: str) -> float:
+        """Lucene's BM25 idf: rare terms weigh more, and no term weighs less than nothing."""
+        frequency = self.frequencies[term]
+        return math.log(1 + (self.size - frequency + 0.5) / (frequency + 0.5))
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """The library's rows holding a term and its count in each (gathered once per view and term)."""
+        if term not in self._postings:
+            rows, counts = [], []
+            for position, (_, _, terms) in enumerate(self.courses):
+                if term in terms.postings:
+                    own_rows, own_counts = terms.postings[term]
+                    rows.append(own_rows + self.starts[position])
+                    counts.append(own_counts)
+            self._postings[term] = (
+                (np.concatenate(rows), np.concatenate(counts)) if rows else (np.zeros(0, int), np.zeros(0))
+            )
+        return self._postings[term]
+
+    def scores(self, terms: set[str]) -> np.ndarray:
+        """Okapi BM25 of every row for the query terms."""
+        total = np.zeros(self.size)
+        for term in terms:
+            if self.frequencies[term] > 0:
+                rows, counts = self.postings(term)
+                total[rows] += self.idf(term) * counts * (K1 + 1) / (counts + self.norm[rows])
+        return total
+
+    def admitted(self, scope: Iterable[str], lesson: int | None) -> np.ndarray | None:
+        """A mask of the rows of the scope courses (and the lesson); None when every row is admitted."""
+        scope = list(scope)
+        if len(scope) == len(self.courses) and lesson is None:
+            return None
+        mask = np.zeros(self.size, dtype=bool)
+        for course_id in scope:
+            position = self.offsets[course_id]
+            mask[self.starts[position] : self.starts[position + 1]] = True
+        return mask if lesson is None else mask & (self.lessons == lesson)
+
+    def hit(self, row: int, score: float) -> LexicalHit:
+        """The chunk at a row, as a hit."""
+        position = int(np.searchsorted(self.starts, row, side="right")) - 1
+        course_id, version, terms = self.courses[position]
+        return LexicalHit(course_id, version, terms.keys[row - self.starts[position]], score)
 
 
 class LexicalIndex:
@@ -103,9 +157,8 @@ class LexicalIndex:
         self._lock = threading.Lock()
         self._courses: dict[str, tuple[str, CourseTerms]] = {}  # course id -> (version, terms)
         self._frequencies: Counter[str] = Counter()
-        self._chunks = 0
-        self._length = 0.0
         self._followed: dict[str, str] | None = None
+        self._view = LibraryView([], self._frequencies)
 
     def ranked(
         self, query: str, library: dict[str, str], scope: Iterable[str], lesson: int | None, limit: int
@@ -119,41 +172,29 @@ class LexicalIndex:
         if not terms:
             return []
         with self._lock:
-            self._follow(library)
-            weights = {term: self._idf(term) for term in terms if self._frequencies[term] > 0}
-            average = self._length / max(self._chunks, 1) or 1.0
-            found: list[LexicalHit] = []
-            for course_id in scope:
-                version, course = self._courses[course_id]
-                if not any(term in course.postings for term in weights):
-                    continue
-                scores = course.scores(weights, average, lesson)
-                best = np.flatnonzero(scores)
-                if len(best) > limit:
-                    best = best[np.argpartition(-scores[best], limit)[:limit]]
-                found += [
-                    LexicalHit(course_id, version, course.keys[row], float(scores[row])) for row in best
-                ]
-        found.sort(key=lambda hit: hit.score, reverse=True)
-        return found[:limit]
+            view = self._follow(library)
+        scores = view.scores(terms)
+        mask = view.admitted(scope, lesson)
+        if mask is not None:
+            scores[~mask] = 0.0
+        best = np.flatnonzero(scores)
+        if len(best) > limit:
+            best = best[np.argpartition(-scores[best], limit)[:limit]]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return [view.hit(int(row), float(scores[row])) for row in best]
 
     def clear(self) -> None:
         """Forget every course (after the index was cleared)."""
         with self._lock:
             self._courses.clear()
             self._frequencies.clear()
-            self._chunks, self._length = 0, 0.0
             self._followed = None
+            self._view = LibraryView([], self._frequencies)
 
-    def _idf(self, term: str) -> float:
-        """Lucene's BM25 idf: rare terms weigh more, and no term weighs less than nothing."""
-        frequency = self._frequencies[term]
-        return math.log(1 + (self._chunks - frequency + 0.5) / (frequency + 0.5))
-
-    def _follow(self, live: dict[str, str]) -> None:
-        """Hold exactly the given course versions: load what changed, drop what is gone."""
+    def _follow(self, live: dict[str, str]) -> LibraryView:
+        """Hold exactly the given course versions (load what changed, drop what is gone); the view of them."""
         if live is self._followed:  # the common case: the same catalog as the last search
-            return
+            return self._view
         held = {course_id: version for course_id, (version, _) in self._courses.items()}
         for course_id in held.keys() - live.keys():
             self._drop(course_id)
@@ -165,14 +206,17 @@ class LexicalIndex:
         for course_id, version in changed.items():
             self._drop(course_id)
             self._add(course_id, version, loaded.get(course_id) or self._load_course(course_id, version))
+        if held != live:
+            courses = [(course_id, *self._courses[course_id]) for course_id in sorted(self._courses)]
+            # A new view each change: a search still scoring the old one keeps a consistent library.
+            self._view = LibraryView(courses, +self._frequencies)
         self._followed = live
+        return self._view
 
     def _add(self, course_id: str, version: str, course: CourseTerms) -> None:
         """Hold one course version and add its statistics."""
         self._courses[course_id] = (version, course)
         self._frequencies.update({term: len(rows) for term, (rows, _) in course.postings.items()})
-        self._chunks += len(course.keys)
-        self._length += float(course.lengths.sum())
 
     def _drop(self, course_id: str) -> None:
         """Stop holding a course and subtract its statistics."""
@@ -180,5 +224,3 @@ class LexicalIndex:
             return
         _, course = self._courses.pop(course_id)
         self._frequencies.subtract({term: len(rows) for term, (rows, _) in course.postings.items()})
-        self._chunks -= len(course.keys)
-        self._length -= float(course.lengths.sum())

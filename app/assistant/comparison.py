@@ -1,0 +1,115 @@
+"""Split a question about two things ("compare X and Y", "X versus Y", "in A and in B") into two questions.
+
+The extractive answerer answers each half on its own and quotes both, so a comparison is not answered from
+whichever of its two lessons happens to rank first. The split is a word-level heuristic: the two compared
+phrases are the words on either side of the joining word, up to punctuation or a word that cannot belong
+to a compared phrase (a question word, a verb of the question, a preposition before the first phrase).
+Only a question that says it compares ("compare", "versus", "both", "each", "difference") is split, or one
+that names two courses, repeats its preposition ("in deployment and in tests") or asks a second question
+after ", and": a plain "and" is too often part of one thing ("Flask and HTMX", "chunk size and overlap").
+"""
+
+from __future__ import annotations
+
+import re
+
+CUE_RE = re.compile(
+    r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?|differs?|contrast)\b",
+    re.IGNORECASE,
+)
+COURSE_RE = re.compile(r"\b(?:course|class)\b", re.IGNORECASE)
+QUESTION_WORDS = frozenset({"how", "what", "why", "which", "where", "when", "who"})
+PREPOSITIONS = frozenset({"in", "of", "about", "for", "on", "from", "with", "to", "at", "by", "during"})
+# "compared with"/"compared to" join too; the first word is the joiner, the second is skipped.
+COMPARED_RE = re.compile(r"^compared$", re.IGNORECASE)
+# Words that end the first phrase, read leftwards from the joiner.
+LEFT_STOPS = frozenset(
+    {
+        "how", "what", "why", "where", "when", "which", "who", "do", "does", "did", "is", "are", "was",
+        "were", "should", "must", "can", "could", "would", "will", "say", "says", "in", "of", "about", "for",
+        "on", "from", "with", "to", "at", "by", "compare", "between", "both", "each", "either", "explain",
+        "describe", "contrast",
+    }
+)  # fmt: skip
+# Words that end the second phrase, read rightwards from the joiner.
+RIGHT_STOPS = frozenset({"each", "both", "say", "says", "do", "does", "is", "are", "differ", "compare"})
+# The second phrase takes at most this many words more than the first (or MIN_SECOND in all).
+EXTRA_WORDS = 1
+MIN_SECOND = 4
+PUNCTUATION = ",;:?!.()"
+DASHES = frozenset({"-", "–", "—"})
+
+
+def split_comparison(question: str) -> tuple[str, str] | None:
+    """Two questions, one per compared thing, or None when the question compares nothing."""
+    words = question.split()
+    joint = _joint(words)
+    if joint is None:
+        return None
+    start, end = joint
+    clause = words[start - 1].endswith(",") and bool(QUESTION_WORDS & {word.lower() for word in words[end:]})
+    if clause:  # "How should X work, and in what order should Y happen?": two questions in one
+        first = " ".join(words[:start]).rstrip(",") + "?"
+        second = " ".join(words[end:])
+        return (first, second) if _has_words(first) and _has_words(second) else None
+    left = _phrase_start(words, start)
+    right = _phrase_end(words, end, start - left)
+    if left == start or right == end:
+        return None
+    repeated = left > 0 and end < len(words) and words[left - 1].lower() == words[end].lower() in PREPOSITIONS
+    courses = all(COURSE_RE.search(" ".join(phrase)) for phrase in (words[left:start], words[end:right]))
+    if not (CUE_RE.search(question) or repeated or courses):
+        return None
+    first = " ".join(words[:start] + words[right:])
+    second = " ".join(words[:left] + words[end:])
+    return first, second
+
+
+def _joint(words: list[str]) -> tuple[int, int] | None:
+    """The joining words' span: the last "versus"/"compared with", else the last "and"."""
+    for position in range(len(words) - 1, 0, -1):
+        word = words[position].lower()
+        if word in {"versus", "vs", "vs."}:
+            return position, position + 1
+        if (
+            COMPARED_RE.match(word)
+            and position + 1 < len(words)
+            and words[position + 1].lower() in {"with", "to"}
+        ):
+            return position, position + 2
+    for position in range(len(words) - 1, 0, -1):
+        if words[position].lower().rstrip(",") == "and":
+            return position, position + 1
+    return None
+
+
+def _phrase_start(words: list[str], joiner: int) -> int:
+    """Where the first phrase starts: leftwards from the joiner up to a stop word or punctuation."""
+    position = joiner
+    while position > 0:
+        word = words[position - 1]
+        if word.lower().strip(PUNCTUATION) in LEFT_STOPS or word in DASHES:
+            break
+        if position < joiner and word[-1] in PUNCTUATION:
+            break
+        position -= 1
+    return position
+
+
+def _phrase_end(words: list[str], start: int, first_length: int) -> int:
+    """Where the second phrase ends: up to a stop word or punctuation, and about as long as the first."""
+    limit = start + max(first_length + EXTRA_WORDS, MIN_SECOND)
+    position = start
+    while position < min(len(words), limit):
+        word = words[position]
+        if word.lower() in RIGHT_STOPS or word in DASHES:
+            break
+        position += 1
+        if word[-1] in PUNCTUATION:
+            break
+    return position
+
+
+def _has_words(text: str) -> bool:
+    """True for text with at least one word."""
+    return bool(re.search(r"\w", text))
