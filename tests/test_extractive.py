@@ -161,9 +161,9 @@ def test_outline_question_without_a_course_lists_the_courses(assistant):
 def test_a_question_the_courses_do_not_cover_says_nothing_matched(assistant, question):
     answer = assistant.answer(question, [])
 
-    assert answer.markdown.startswith(MODE_LINE)
-    assert answer.markdown.endswith(NO_MATCH)
-    assert answer.sources == []
+    # One plain line, without the banner that promises relevant passages.
+    assert answer.markdown == NO_MATCH
+    assert answer.sources == [] and answer.mode == "extractive"
 
 
 def test_overlapping_chunks_never_quote_a_sentence_twice(assistant):

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from app.assistant.comparison import CUE_RE, split_comparison
+from app.assistant.definitions import defined_term, defines
 from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange, Source
 from app.assistant.tools import (
     OUTLINE_TOOL,
@@ -34,7 +35,7 @@ from app.search.names import (
 
 SEARCH_NOTE = "_No language model is configured; here are the most relevant passages from the courses._"
 OUTLINE_NOTE = "_No language model is configured; here is the outline from the course materials._"
-NO_MATCH = "Nothing in the course materials matches this question. Try other words, or name a course."
+NO_MATCH = "The course materials don't cover this. Try other words, or name a course."
 MIN_WORDS = 4
 # Sentences whose vectors are kept between questions: ~1.5 KB each, so about 8 MB.
 SENTENCE_CACHE_SIZE = 5000
@@ -57,6 +58,8 @@ KEYWORD_WEIGHT = 0.2
 MIN_RELEVANCE = 0.3
 MIN_SCORE = 0.25
 MAX_GAP = 0.12
+# How far below the best run a run opening on the asked term's definition may score and still lead.
+DEFINITION_GAP = 0.1
 MIN_SHARED = 0.5
 
 NUMBER_WORDS = {
@@ -475,10 +478,19 @@ class ExtractiveAnswerer:
         if result.is_error:
             return self._reply(note, result.text, [], True)
         quotes = self.quotes(plan.topic, result.passages)
-        lead = self.lead(quotes, overview)
+        lead = self.lead(quotes, overview, plan.topic)
         if not lead:
-            return self._reply(note, NO_MATCH, [], True)
-        body, sources = render_quotes(lead + self.more(quotes, lead))
+            # One plain line: the banner "here are the most relevant passages" would contradict it.
+            body = f"{plan.note}\n\n{NO_MATCH}" if plan.note else NO_MATCH
+            return Answer(markdown=body, sources=[], mode="extractive", tool_rounds=1)
+        more = self.more(quotes, lead)
+        term = defined_term(plan.topic)
+        if term is not None and defines(lead[0].sentence, term):
+            # Quotes render in reading order: nothing of the lesson may come before its definition.
+            more = [
+                quote for quote in more if _lesson(quote) != _lesson(lead[0]) or quote.order > lead[0].order
+            ]
+        body, sources = render_quotes(lead + more)
         return self._reply(note, body, sources, True)
 
     def quotes(self, topic: str, passages: list[Passage]) -> list[Quote]:
@@ -498,20 +510,28 @@ class ExtractiveAnswerer:
         return quotes
 
     @staticmethod
-    def lead(quotes: list[Quote], overview: bool) -> list[Quote]:
+    def lead(quotes: list[Quote], overview: bool, topic: str = "") -> list[Quote]:
         """Consecutive sentences of one passage: the best-scoring run, or for an overview a lesson's opening.
 
         Runs are scored as a whole, so a short sentence that merely repeats the question's keyword ("Three
-        parameters control HNSW.") cannot carry the lead alone.
+        parameters control HNSW.") cannot carry the lead alone. A "what is X" question leads with the run that
+        opens on X's definition ("X is …") when one scores nearly as well as the best run.
         """
         if not quotes:
             return []
         if overview:
             first = min(quotes, key=lambda quote: quote.order)
             return [quote for quote in quotes if quote.passage is first.passage][:LEAD_SENTENCES]
-        best = max(_windows(quotes), key=_mean, default=[])
+        windows = _windows(quotes)
+        best = max(windows, key=_mean, default=[])
         if not best or max(quote.score for quote in best) < MIN_RELEVANCE:
             return []
+        term = defined_term(topic)
+        if term is not None:
+            defining = [window for window in windows if defines(window[0].sentence, term)]
+            definition = max(defining, key=_mean, default=[])
+            if definition and _mean(definition) >= _mean(best) - DEFINITION_GAP:
+                best = definition
         return _complete(best, quotes)
 
     @staticmethod
@@ -535,6 +555,11 @@ class ExtractiveAnswerer:
             )
         ]
         return sorted(rest, key=_score, reverse=True)[:MAX_MORE]
+
+
+def _lesson(quote: Quote) -> tuple[str, int]:
+    """The course and lesson a quote comes from."""
+    return quote.passage.course_title, quote.passage.lesson_number
 
 
 def _place(quote: Quote) -> tuple[str, int, int, int]:
