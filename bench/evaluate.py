@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,7 @@ from app.errors import AppError
 from app.search.index import CourseIndex
 from app.search.models import Passage
 from app.search.sync import Indexer
-from bench.index_search import bench_settings, print_table
+from bench.index_search import bench_settings, p95, print_table
 
 QUESTIONS = Path(__file__).resolve().parent.parent / "eval" / "questions.yaml"
 DEPTH = 10
@@ -157,6 +159,8 @@ class Run:
     strict: dict[str, int | None] = field(default_factory=dict)
     lesson: dict[str, int | None] = field(default_factory=dict)
     verdicts: dict[str, str] = field(default_factory=dict)
+    search_ms: list[float] = field(default_factory=list)
+    answer_ms: list[float] = field(default_factory=list)
 
 
 def evaluate(index: CourseIndex, assistant: Assistant, questions: list[Question], answers: bool) -> Run:
@@ -164,12 +168,37 @@ def evaluate(index: CourseIndex, assistant: Assistant, questions: list[Question]
     run = Run()
     for question in questions:
         if question.kind in CONTENT_KINDS:
+            started = time.perf_counter()
             passages = run_search(index, question)
+            run.search_ms.append((time.perf_counter() - started) * 1000)
             run.strict[question.id] = question_rank(passages, question, holds)
             run.lesson[question.id] = question_rank(passages, question, in_lesson)
         if answers:
-            run.verdicts[question.id] = answer_verdict(question, assistant.answer(question.question))
+            started = time.perf_counter()
+            answer = assistant.answer(question.question)
+            run.answer_ms.append((time.perf_counter() - started) * 1000)
+            run.verdicts[question.id] = answer_verdict(question, answer)
     return run
+
+
+def print_latency(runs: dict[str, Run]) -> None:
+    """Search and extractive answer times of each ranking, in this run (the model already loaded)."""
+    baseline = statistics.median(next(reversed(runs.values())).search_ms)
+    rows = []
+    for name, run in runs.items():
+        search = statistics.median(run.search_ms)
+        answer = (
+            [f"{statistics.median(run.answer_ms):.1f}", f"{p95(run.answer_ms):.1f}"] if run.answer_ms else []
+        )
+        rows.append(
+            (name, f"{search:.1f}", f"{p95(run.search_ms):.1f}", f"{search / baseline:.2f}x", *answer)
+        )
+    columns = ("ranking", "search p50 ms", "p95", "p50 vs last")
+    print_table(
+        f"Time per question (top {DEPTH} search; extractive answer at MAX_RESULTS, server side)",
+        (*columns, "answer p50 ms", "p95") if rows and len(rows[0]) > len(columns) else columns,
+        rows,
+    )
 
 
 def by_kind(questions: list[Question], kinds: list[str]) -> dict[str, list[Question]]:
@@ -268,6 +297,7 @@ def main() -> None:
             mode = settings.model_copy(update={"hybrid_search": hybrid})
             index = CourseIndex(mode, embedder=embedder)
             embedder = index.embedder
+            embedder.embed_query.cache_clear()  # each ranking embeds its questions afresh: fair timings
             runs[name] = evaluate(index, Assistant(mode, index), questions, answers=not search_only)
         content = by_kind(questions, list(CONTENT_KINDS))
         everything = by_kind(questions, list(dict.fromkeys(question.kind for question in questions)))
@@ -276,6 +306,7 @@ def main() -> None:
             if not search_only:
                 print_answers(name, run, everything)
         print_paired(runs, everything, content)
+        print_latency(runs)
 
 
 if __name__ == "__main__":
