@@ -46,6 +46,8 @@ PHRASE = "the waggle dance of a forager honeybee"
 # Fresh connections, so either worker may accept each one; at least this many, more until both answered.
 MIN_QUERIES = 8
 MAX_QUERIES = 80
+# Requests sent at once: one at a time, a worker that is already awake can take every connection.
+BURST = 4
 # The worker's pid (%(p)s is "<pid>"), the status and the request line with its query string.
 ACCESS_FORMAT = "%(p)s %(s)s %(m)s %(U)s?%(q)s"
 SEARCH_LINE = re.compile(r"^<(\d+)> 200 GET /api/search\?(\S*)$", re.MULTILINE)
@@ -202,6 +204,21 @@ def search(server: Gunicorn, attempt: int) -> dict:
     return body
 
 
+def in_bursts(server: Gunicorn, send, answered: re.Pattern[str], minimum: int) -> list:
+    """Call `send(n)` in bursts of a few at once until both workers answered (and `minimum` calls were made).
+
+    One at a time, a worker that is already awake can take every connection; a burst keeps both busy.
+    """
+    results: list = []
+    with ThreadPoolExecutor(max_workers=BURST) as pool:
+        while len(results) < MAX_QUERIES:
+            results += pool.map(send, range(len(results), len(results) + BURST))
+            answered_by = {int(match.group(1)) for match in answered.finditer(server.stdout())}
+            if len(results) >= minimum and answered_by == server.worker_pids():
+                break
+    return results
+
+
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads Linux /proc/<pid>/maps")
 def test_every_worker_loads_the_model_before_it_takes_traffic(deployment):
     # Runs first on the fresh deployment: nothing has searched yet, only /healthz and /readyz answered.
@@ -224,12 +241,7 @@ def test_every_worker_sees_a_sync_made_by_another_process(deployment):
     summary = flask_index(env)
     assert f"added    beekeeping.txt ({NEW_TITLE}" in summary, summary
 
-    answered: dict[int, dict] = {}
-    for attempt in range(MAX_QUERIES):
-        logged = {server.searches().get(tag(n)) for n in answered}
-        if attempt >= MIN_QUERIES and server.worker_pids() <= logged:
-            break
-        answered[attempt] = search(server, attempt)
+    answered = dict(in_bursts(server, lambda n: (n, search(server, n)), SEARCH_LINE, minimum=MIN_QUERIES))
     for attempt, body in answered.items():
         assert body["results"], f"attempt {attempt}: no results"
         assert body["results"][0]["course_title"] == NEW_TITLE, f"attempt {attempt}: {body['results'][0]}"
@@ -281,7 +293,6 @@ def test_several_workers_on_the_embedded_folder_warn_at_start(tmp_path):
         server.stop()
 
 
-BURST = 4
 QUERY_LINE = re.compile(r"^<(\d+)> (\d{3}) POST /api/query\?$", re.MULTILINE)
 SHARED_BUDGET = 5
 
@@ -313,21 +324,6 @@ def shared_limits(tmp_path_factory):
             server.stop()
         redis.stop()
         chroma.stop()
-
-
-def in_bursts(server: Gunicorn, send, answered: re.Pattern[str], minimum: int) -> list:
-    """Call `send(n)` in bursts of a few at once until both workers answered (and `minimum` calls were made).
-
-    One at a time, a worker that is already awake can take every connection; a burst keeps both busy.
-    """
-    results: list = []
-    with ThreadPoolExecutor(max_workers=BURST) as pool:
-        while len(results) < MAX_QUERIES:
-            results += pool.map(send, range(len(results), len(results) + BURST))
-            answered_by = {int(match.group(1)) for match in answered.finditer(server.stdout())}
-            if len(results) >= minimum and answered_by == server.worker_pids():
-                break
-    return results
 
 
 def test_two_workers_share_one_rate_limit_budget_in_redis(shared_limits):
