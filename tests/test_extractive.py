@@ -343,3 +343,11 @@ def test_sentence_vectors_are_embedded_once_not_on_every_question(services):
     again = answerer.answer("What is sentence-aware chunking?", [])
     assert embedded > 5 and counting.documents == embedded  # the same passages: nothing embedded again
     assert again.markdown == first.markdown
+
+
+def test_a_question_about_a_named_lesson_is_answered_from_it_however_loosely_worded(assistant):
+    scoped = assistant.answer("Lesson 2 of the pytest course: walk me through it step by step", [])
+    assert [(source.course_title, source.lesson_number) for source in scoped.sources] == [(PYTEST, 2)]
+    # The same wording without a lesson finds nothing relevant enough to quote.
+    unscoped = assistant.answer("walk me through it step by step", [])
+    assert unscoped.markdown == NO_MATCH

@@ -346,14 +346,20 @@ class ExtractiveAnswerer:
         """Decide the tool, course, lesson and topic from the question."""
         question = FILLER_RE.sub(" ", question).strip() or question
         ref = self.finder.find(question)
+        topic = _without(question, ref.named_by)
+        # Typos are searched as the library spells them, and the answer says so.
+        corrected = self.toolbox.index.corrected(topic)
+        notes = [ref.note] if ref.note else []
+        if corrected != topic:
+            notes.append(f'_Searched for "{corrected.strip()}"._')
         return Plan(
             ask=outline_ask(question),
             outline=wants_outline(question),
             course=ref.course,
             lesson=lesson_number(question),
-            topic=_without(question, ref.named_by),
+            topic=corrected,
             course_error=ref.error,
-            note=ref.note,
+            note="\n\n".join(notes) or None,
             instructor=asks_instructor(question),
         )
 
@@ -478,7 +484,9 @@ class ExtractiveAnswerer:
         if result.is_error:
             return self._reply(note, result.text, [], True)
         quotes = self.quotes(plan.topic, result.passages)
-        lead = self.lead(quotes, overview, plan.topic)
+        # A question about a lesson it names is answered from that lesson, however loosely it is worded.
+        floor = MIN_RELEVANCE if plan.lesson is None else 0.0
+        lead = self.lead(quotes, overview, plan.topic, floor)
         if not lead:
             # One plain line: the banner "here are the most relevant passages" would contradict it.
             body = f"{plan.note}\n\n{NO_MATCH}" if plan.note else NO_MATCH
@@ -510,12 +518,15 @@ class ExtractiveAnswerer:
         return quotes
 
     @staticmethod
-    def lead(quotes: list[Quote], overview: bool, topic: str = "") -> list[Quote]:
+    def lead(
+        quotes: list[Quote], overview: bool, topic: str = "", floor: float = MIN_RELEVANCE
+    ) -> list[Quote]:
         """Consecutive sentences of one passage: the best-scoring run, or for an overview a lesson's opening.
 
         Runs are scored as a whole, so a short sentence that merely repeats the question's keyword ("Three
         parameters control HNSW.") cannot carry the lead alone. A "what is X" question leads with the run that
-        opens on X's definition ("X is …") when one scores nearly as well as the best run.
+        opens on X's definition ("X is …") when one scores nearly as well as the best run. A run scoring below
+        `floor` is no lead: nothing relevant was found.
         """
         if not quotes:
             return []
@@ -524,7 +535,7 @@ class ExtractiveAnswerer:
             return [quote for quote in quotes if quote.passage is first.passage][:LEAD_SENTENCES]
         windows = _windows(quotes)
         best = max(windows, key=_mean, default=[])
-        if not best or max(quote.score for quote in best) < MIN_RELEVANCE:
+        if not best or max(quote.score for quote in best) < floor:
             return []
         term = defined_term(topic)
         if term is not None:

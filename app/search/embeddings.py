@@ -60,6 +60,7 @@ class Embedder:
         # A question is embedded to search and again to rank sentences, course names and title words on
         # every resolution: the same short texts come back, and their vectors never change.
         self.embed_query = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_one)
+        self._vocabulary: frozenset[str] | None = None
 
     @property
     def loaded(self) -> bool:
@@ -138,6 +139,16 @@ class Embedder:
                 show_progress_bar=False,
             )
         return vectors.tolist()
+
+    def vocabulary(self) -> frozenset[str]:
+        """The whole English words the model's tokenizer knows (about 22,000), lower-cased."""
+        if self._vocabulary is None:
+            model = self._load()
+            tokens = (
+                model.tokenizer.get_vocab()
+            )  # the same call on a `tokenizers` and a transformers tokenizer
+            self._vocabulary = frozenset(token for token in tokens if token.isalpha() and token.islower())
+        return self._vocabulary
 
     def _embed_one(self, text: str) -> list[float]:
         """Embed one query (callers go through the cached `embed_query`; the vector is shared, not copied)."""

@@ -501,6 +501,11 @@ class CourseIndex:
             lexical = self.lexical.ranked(query, library, scope_ids, lesson, max(LEXICAL_CANDIDATES, 2 * k))
         return self._fuse(dense, lexical, vector, k)
 
+    def corrected(self, text: str) -> str:
+        """The text with misspelled words corrected towards the library's own words ("hypotesis")."""
+        library = self.catalog.memo("live versions", _live_versions)
+        return self.lexical.corrected(text, library, self.embedder.vocabulary())
+
     def _fuse(
         self, dense: list[Hit], lexical: list[LexicalHit], vector: list[float], k: int
     ) -> list[Passage]:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from app.search.names import FUNCTION_WORDS, stem, tokens
+from app.search.spelling import Speller
 
 # Okapi BM25's usual constants: term-frequency saturation and length normalisation.
 K1 = 1.2
@@ -43,6 +44,7 @@ class CourseTerms:
     lessons: np.ndarray
     lengths: np.ndarray
     postings: dict[str, tuple[np.ndarray, np.ndarray]]  # term -> (rows, counts)
+    words: Counter[str]  # the words as written (lower-cased), for spelling correction
 
     @classmethod
     def build(cls, chunks: Iterable[tuple[str, dict[str, Any]]]) -> CourseTerms:
@@ -50,11 +52,12 @@ class CourseTerms:
         keys: list[ChunkKey] = []
         lengths: list[int] = []
         rows_by_term: dict[str, list[tuple[int, int]]] = {}
+        words: Counter[str] = Counter()
         for row, (text, metadata) in enumerate(chunks):
             keys.append((int(metadata["lesson_number"]), int(metadata["chunk_index"])))
-            terms = lexical_terms(
-                f"{metadata.get('course_title', '')} {metadata.get('lesson_title', '')} {text}"
-            )
+            titled = f"{metadata.get('course_title', '')} {metadata.get('lesson_title', '')} {text}"
+            words.update(word.lower() for word in tokens(titled))
+            terms = lexical_terms(titled)
             lengths.append(len(terms))
             for term, count in Counter(terms).items():
                 rows_by_term.setdefault(term, []).append((row, count))
@@ -65,7 +68,8 @@ class CourseTerms:
             )
             for term, pairs in rows_by_term.items()
         }
-        return cls(keys, np.array([lesson for lesson, _ in keys]), np.array(lengths, float), postings)
+        lessons = np.array([lesson for lesson, _ in keys])
+        return cls(keys, lessons, np.array(lengths, float), postings, words)
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,17 @@ class LibraryView:
         self.norm = K1 * (1 - B + B * all_lengths / (average or 1.0))
         self.frequencies = frequencies
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._speller: Speller | None = None
+
+    @property
+    def speller(self) -> Speller:
+        """Spelling corrections towards this library's words (built on first use, once per view)."""
+        if self._speller is None:
+            words: Counter[str] = Counter()
+            for _, _, terms in self.courses:
+                words.update(terms.words)
+            self._speller = Speller(words)
+        return self._speller
 
     @property
     def size(self) -> int:
@@ -182,6 +197,15 @@ class LexicalIndex:
             best = best[np.argpartition(-scores[best], limit)[:limit]]
         best = best[np.argsort(-scores[best], kind="stable")]
         return [view.hit(int(row), float(scores[row])) for row in best]
+
+    def corrected(self, text: str, library: dict[str, str], dictionary: frozenset[str]) -> str:
+        """The text with misspelled words corrected towards the words of the `library` courses.
+
+        Words of `dictionary` are real words, left as they are even when the library lacks them.
+        """
+        with self._lock:
+            view = self._follow(library)
+        return view.speller.corrected(text, dictionary)
 
     def clear(self) -> None:
         """Forget every course (after the index was cleared)."""

@@ -1,0 +1,65 @@
+"""Correct misspelled question words towards the library's own vocabulary ("hypotesis" -> "hypothesis").
+
+A word is corrected only when it is unknown and a library word is one edit away: a letter left out, added,
+changed or two swapped. Candidates are found by deleting one letter from each side (a deletion
+neighbourhood), which is fast for a vocabulary of any size. Real words the library lacks must not be
+"corrected" into library words ("bread" into "break", "React" into "reach"), so a word is known when the
+library has it or its stem, when it is an inflection of a library word ("retriever" of "retrieve"), or when
+it is a whole word of the embedding model's own vocabulary (about 22,000 English words). A correction also
+needs at least MIN_LENGTH letters and the same first letter; the candidate that occurs most often wins.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from app.search.names import stem
+
+MIN_LENGTH = 5
+# Words with an apostrophe ("shouldn't") are taken whole and left alone.
+WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+INFLECTIONS = ("s", "es", "d", "ed", "r", "er", "ers", "ing")
+
+
+def _deletions(word: str) -> set[str]:
+    """The word itself and every string made by deleting one of its letters."""
+    return {word, *(word[:position] + word[position + 1 :] for position in range(len(word)))}
+
+
+class Speller:
+    """Corrections towards a vocabulary of lower-case words with their frequencies."""
+
+    def __init__(self, words: Counter[str]):
+        self.words = words
+        self.stems = {stem(word) for word in words}
+        self._neighbours: dict[str, list[str]] = {}
+        for word in words:
+            if len(word) >= MIN_LENGTH - 1:
+                for variant in _deletions(word):
+                    self._neighbours.setdefault(variant, []).append(word)
+
+    def correct(self, word: str, dictionary: frozenset[str] = frozenset()) -> str | None:
+        """The library word a misspelled word stands for, or None when it is known or has no close match."""
+        lower = word.lower()
+        if len(lower) < MIN_LENGTH or "'" in lower or lower in dictionary or self._known(lower):
+            return None
+        candidates = {
+            candidate
+            for variant in _deletions(lower)
+            for candidate in self._neighbours.get(variant, [])
+            if candidate[0] == lower[0] and candidate != lower
+        }
+        if not candidates:
+            return None
+        return max(sorted(candidates), key=lambda candidate: self.words[candidate])
+
+    def _known(self, word: str) -> bool:
+        """True for a word of the library: as written, by its stem, or inflected."""
+        if word in self.words or stem(word) in self.stems:
+            return True
+        return any(word.endswith(ending) and word[: -len(ending)] in self.words for ending in INFLECTIONS)
+
+    def corrected(self, text: str, dictionary: frozenset[str] = frozenset()) -> str:
+        """The text with each misspelled word replaced by its library word (the rest left as written)."""
+        return WORD_RE.sub(lambda match: self.correct(match.group(), dictionary) or match.group(), text)
