@@ -168,6 +168,8 @@ def render_markdown(text: str) -> Markup:
 # Citation markers ride through the markdown converter as private-use characters it leaves alone.
 _OPEN, _CLOSE = "\ue000", "\ue001"
 _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
+# Code elements in rendered HTML (inline and inside <pre>); with a group, so re.split keeps them.
+_CODE = re.compile(r"(<code[^>]*>.*?</code>)", re.DOTALL)
 
 
 def source_anchor(answer: str, number: int) -> str:
@@ -194,7 +196,14 @@ def render_answer(text: str, sources: Sequence[Source]) -> Markup:
         anchor = source_anchor(answer, number)
         return f'<sup class="citation"><a href="#{anchor}" title="{title}">{number}</a></sup>'
 
-    html = _PLACEHOLDER.sub(link, _to_html(MARKER.sub(placeholder, text)))
+    def literal(match: re.Match[str]) -> str:
+        return f"[^{match[1]}]"
+
+    # A marker in code is code the model quoted, not a citation: it stays as written.
+    pieces = _CODE.split(_to_html(MARKER.sub(placeholder, text)))
+    html = "".join(
+        _PLACEHOLDER.sub(literal if position % 2 else link, piece) for position, piece in enumerate(pieces)
+    )
     return sanitize_html(html)
 
 

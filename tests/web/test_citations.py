@@ -92,6 +92,16 @@ def test_markers_survive_the_sanitizer_and_fake_ones_stay_plain_text():
     assert 'title="Source 1: C – Lesson 1: L1"' in html
 
 
+def test_a_marker_inside_code_stays_code():
+    text = "Write `notes[^1]` in the file.[^1]\n\n```\nfootnote = 'x[^1]'\n```"
+
+    html = render_answer(text, [source(1)])
+
+    assert markers(html) == [(source_anchor(text, 1), "1")]  # only the one after the sentence
+    assert "<code>notes[^1]</code>" in html
+    assert "footnote = 'x[^1]'" in html.replace("&#x27;", "'").replace("&#39;", "'")
+
+
 def test_model_html_cannot_forge_a_marker_that_runs_script():
     text = 'See <sup class="citation"><a href="javascript:alert(1)">1</a></sup> and \ue0001\ue001.'
 
