@@ -6,6 +6,7 @@ import os
 import threading
 
 from app.config import load_settings
+from app.memory import release_free_memory
 
 _settings = load_settings()
 
@@ -58,6 +59,7 @@ def post_worker_init(worker) -> None:
     with app.test_client() as client:
         client.get("/api/search", query_string={"q": "warm up", "k": 1})
     _warm_request_threads(worker, lambda question: services.index.search(question, k=1))
+    release_free_memory()  # the warm-up freed more than it keeps
     # Operators (and the deployment tests) read from this line that every worker takes traffic.
     worker.log.info("Worker %s is warm and takes requests", worker.pid)
 

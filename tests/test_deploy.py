@@ -56,6 +56,7 @@ WARM = re.compile(r"Worker (\d+) is warm and takes requests")
 EMBEDDED_WARNING = "workers on the embedded ChromaDB folder"
 TORCH_LIBRARY = "libtorch"
 ONNX_LIBRARY = "onnxruntime"
+PARSER_LIBRARY = "/lxml/"
 
 
 def app_env(tmp: Path, docs: Path, **extra: str) -> dict[str, str]:
@@ -274,6 +275,8 @@ def test_a_worker_that_searched_runs_the_model_without_torch_and_the_master_load
     assert parent_pid(worker) == server.pid
     assert ONNX_LIBRARY in maps(worker), "the worker that searched embedded the query with onnxruntime"
     assert TORCH_LIBRARY not in maps(worker), "a serving worker loaded torch"
+    # The document parsers load only when a file is parsed: python-docx brings lxml, pypdf brings Pillow.
+    assert PARSER_LIBRARY not in maps(worker), "a serving worker loaded the document parsers"
     assert not {ONNX_LIBRARY, TORCH_LIBRARY} & set(re.findall(r"onnxruntime|libtorch", maps(server.pid)))
 
 

@@ -37,12 +37,6 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import docx
-from docx.opc.exceptions import PackageNotFoundError
-from docx.table import Table
-from pypdf import PdfReader
-from pypdf.errors import PyPdfError
-
 from app.courses.models import Course, Lesson
 from app.errors import AppError
 
@@ -61,9 +55,8 @@ MAX_DOCX_RATIO = 100
 MAX_DOCX_XML_BYTES = 32 * 1024 * 1024
 # More pages than any course has; a 20,000-page PDF would keep a worker busy for half a minute.
 MAX_PDF_PAGES = 2000
-# pypdf signals damage with many exception types; all of them mean the same thing to a user.
+# pypdf signals damage with many exception types (PyPdfError and these); all mean the same to a user.
 _PDF_DAMAGE = (
-    PyPdfError,
     ValueError,
     KeyError,
     TypeError,
@@ -316,6 +309,10 @@ def _pdf_text(data: bytes, name: str) -> str:
     if b"%PDF-" not in data[:1024]:
         kind = _sniff(data)
         raise ParseError(name, f"not a PDF ({f'the file is {kind}' if kind else 'no %PDF header'})")
+    # Imported on first use: a serving worker never parses, and pypdf with python-docx weigh 26 MB.
+    from pypdf import PdfReader
+    from pypdf.errors import PyPdfError
+
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
@@ -327,7 +324,7 @@ def _pdf_text(data: bytes, name: str) -> str:
         pages = [page.extract_text() or "" for page in reader.pages]
     except ParseError:
         raise
-    except _PDF_DAMAGE as exc:
+    except (PyPdfError, *_PDF_DAMAGE) as exc:
         raise ParseError(name, f"the PDF is damaged or unreadable ({type(exc).__name__})") from exc
     text = "\n".join(pages)
     if not text.strip():
@@ -368,6 +365,10 @@ def _docx_text(data: bytes, name: str) -> str:
         kind = _sniff(data)
         detail = f"the file is {kind}" if kind else "not a ZIP archive"
         raise ParseError(name, f"not a Word document ({detail})") from exc
+    import docx  # on first use, as pypdf
+    from docx.opc.exceptions import PackageNotFoundError
+    from docx.table import Table
+
     try:
         document = docx.Document(io.BytesIO(data))
         lines: list[str] = []

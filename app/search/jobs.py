@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from app.config import Settings
 from app.errors import SyncBusy
 from app.files import held_elsewhere, locked, write_atomically
+from app.memory import release_free_memory
 from app.search.models import FileResult, SyncJob, SyncProgress, SyncReport
 
 JOB_FILE = "sync_job.json"
@@ -131,6 +132,7 @@ class SyncJobs:
         finally:
             self._record_end(job)
             lock.close()
+            release_free_memory()  # a sync's batches and documents are garbage now; serving goes on
         # Files changed after our last check but before the release: their starter may have found us busy.
         if (self._dir / RERUN_FILE).exists():
             self.start(files_changed=True)

@@ -27,9 +27,23 @@ class OnnxSentenceModel:
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3  # warnings about the graph are for the exporter, not the server log
         # InferenceSession.run is thread-safe: chat searches and a sync's batches run side by side.
+        self._onnxruntime = onnxruntime
         self.session = onnxruntime.InferenceSession(
             str(folder / MODEL_FILE), options, providers=["CPUExecutionProvider"]
         )
+
+    def _run_options(self, batch: int):
+        """Run options: a batch gives its working memory back to the system afterwards; a query keeps it.
+
+        onnxruntime's memory arena only grows: one sync-sized batch (16 passages of 256 tokens) left a
+        worker at 528 MB for good. Shrinking the arena after each batch keeps it at 286 MB, while a
+        single query, the common request, keeps the arena's speed (a query embeds in about 2.8 ms either way).
+        """
+        if batch == 1:
+            return None
+        options = self._onnxruntime.RunOptions()
+        options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        return options
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         """One vector per text, in order, batch by batch."""
@@ -47,7 +61,8 @@ class OnnxSentenceModel:
             "attention_mask": np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64),
             "token_type_ids": np.array([encoding.type_ids for encoding in encodings], dtype=np.int64),
         }
-        (hidden,) = self.session.run(["last_hidden_state"], {name: arrays[name] for name in INPUTS})
+        feed = {name: arrays[name] for name in INPUTS}
+        (hidden,) = self.session.run(["last_hidden_state"], feed, self._run_options(len(texts)))
         mask = arrays["attention_mask"][:, :, None].astype(np.float32)
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
