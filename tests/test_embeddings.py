@@ -154,7 +154,7 @@ def test_a_process_that_embeds_never_imports_torch(tmp_path):
 
 def test_a_missing_export_is_made_once_and_a_failing_one_falls_back_to_torch(tmp_path):
     fresh = Embedder(None, cache_dir=tmp_path / "cache")
-    assert fresh.embed_query("cosine similarity") and fresh.backend == "onnx"
+    assert len(fresh.embed_query("cosine similarity")) == 384 and fresh.backend == "onnx"
     (exported,) = (tmp_path / "cache" / "onnx").iterdir()
     assert (exported / "model.onnx").is_file() and (exported / "export.json").is_file()
     # A cache folder that cannot hold an export: the app still embeds, with sentence-transformers.

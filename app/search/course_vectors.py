@@ -28,7 +28,7 @@ class CourseChunks:
     metadatas: list[dict[str, Any]]
     vectors: np.ndarray
 
-    def top(self, query: list[float], k: int, lesson: int | None = None) -> list[Hit]:
+    def top(self, query: np.ndarray, k: int, lesson: int | None = None) -> list[Hit]:
         """The k chunks closest to the query, within the lesson when given, best first."""
         rows = np.arange(len(self.documents))
         if lesson is not None:

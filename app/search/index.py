@@ -30,6 +30,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
+
 from app.config import Settings
 from app.courses.models import Chunk, Course, slugify
 from app.errors import CourseNotFound, LessonNotFound
@@ -422,7 +424,7 @@ class CourseIndex:
 
         def close(word: str, other: str) -> bool:
             """True when two words are one, or mean nearly the same."""
-            similarity = sum(a * b for a, b in zip(vectors[word], vectors[other], strict=True))
+            similarity = float(np.dot(vectors[word], vectors[other]))
             return word_matches(word, other) or similarity >= WORD_SCORE
 
         return [
@@ -507,7 +509,7 @@ class CourseIndex:
         return self.lexical.corrected(text, library, self.embedder.vocabulary())
 
     def _fuse(
-        self, dense: list[Hit], lexical: list[LexicalHit], vector: list[float], k: int
+        self, dense: list[Hit], lexical: list[LexicalHit], vector: np.ndarray, k: int
     ) -> list[Passage]:
         """The k best of both rankings by reciprocal rank fusion, as passages."""
         hits: dict[tuple[str, int, int], Hit] = {}
@@ -530,7 +532,7 @@ class CourseIndex:
             hits.update((_hit_key(hit[1]), hit) for hit in self._read_hits(sorted(missing), vector))
         return [_passage(*hits[key]) for key in best if key in hits]
 
-    def _read_hits(self, ids: list[str], vector: list[float]) -> list[Hit]:
+    def _read_hits(self, ids: list[str], vector: np.ndarray) -> list[Hit]:
         """Chunks by id as hits: text, metadata and cosine distance to the query vector."""
         chunks = course_chunks(
             self._run(CONTENT, "get", ids=ids, include=["documents", "metadatas", "embeddings"])
@@ -554,7 +556,7 @@ class CourseIndex:
         return {course_id: CourseTerms.build(chunks) for course_id, chunks in by_course.items()}
 
     def _search_course(
-        self, entry: CatalogEntry, vector: list[float], k: int, lesson: int | None
+        self, entry: CatalogEntry, vector: np.ndarray, k: int, lesson: int | None
     ) -> list[Hit]:
         """Search one course exactly, over its live version's vectors held in memory."""
         chunks = self.course_vectors.get(entry.record.id, f"{entry.version}:{entry.record.chunk_count}")
@@ -568,7 +570,7 @@ class CourseIndex:
             self._run(CONTENT, "get", where=where, include=["documents", "metadatas", "embeddings"])
         )
 
-    def _search_library(self, scope: list[CatalogEntry], vector: list[float], k: int) -> list[Hit]:
+    def _search_library(self, scope: list[CatalogEntry], vector: np.ndarray, k: int) -> list[Hit]:
         """Search every course unfiltered, keeping catalog versions only; filter only when that falls short.
 
         An unfiltered query costs the vector search alone at any library size; the chunks it may also return
@@ -582,7 +584,7 @@ class CourseIndex:
             return admitted[:k]
         return self._query(vector, k, self._where(scope, None, None))
 
-    def _query(self, vector: list[float], k: int, where: dict[str, Any] | None) -> list[Hit]:
+    def _query(self, vector: np.ndarray, k: int, where: dict[str, Any] | None) -> list[Hit]:
         """One ChromaDB query: (document, metadata, cosine distance) per hit, best first."""
         result = self._run(
             CONTENT,
