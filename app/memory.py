@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
-import gc
 
 
 def release_free_memory() -> None:
@@ -13,12 +11,8 @@ def release_free_memory() -> None:
     Loading the model, warming up and embedding a sync's batches free far more than they keep, but glibc keeps
     freed pages for reuse: measured on a warm gunicorn worker, trimming once takes it from 297 to 268 MB.
     """
-    gc.collect()  # cyclic garbage first, so its memory is free to return too
-    name = ctypes.util.find_library("c")
-    if not name:
-        return
     try:
-        trim = ctypes.CDLL(name).malloc_trim
+        trim = ctypes.CDLL(None).malloc_trim  # the C library the interpreter runs on
     except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to trim
         return
     trim(0)

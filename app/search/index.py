@@ -508,9 +508,7 @@ class CourseIndex:
         library = self.catalog.memo("live versions", _live_versions)
         return self.lexical.corrected(text, library, self.embedder.vocabulary())
 
-    def _fuse(
-        self, dense: list[Hit], lexical: list[LexicalHit], vector: np.ndarray, k: int
-    ) -> list[Passage]:
+    def _fuse(self, dense: list[Hit], lexical: list[LexicalHit], vector: np.ndarray, k: int) -> list[Passage]:
         """The k best of both rankings by reciprocal rank fusion, as passages."""
         hits: dict[tuple[str, int, int], Hit] = {}
         fused: dict[tuple[str, int, int], float] = {}
