@@ -1,13 +1,31 @@
-"""Run every benchmark: index and search, POST /ask, streamed answers, upload, cold start, load, growth."""
+"""Run every benchmark: index and search, /ask, streaming, upload, cold start, memory, load, growth."""
 
 from __future__ import annotations
 
-from bench import ask_latency, cold_start, growth, index_search, load, stream_latency, upload_index
+from bench import (
+    ask_latency,
+    cold_start,
+    growth,
+    index_search,
+    load,
+    stream_latency,
+    upload_index,
+    worker_memory,
+)
 
 
 def main() -> None:
     """Run each benchmark in turn, a blank line between their tables."""
-    for bench in (index_search, ask_latency, stream_latency, upload_index, cold_start, load, growth):
+    for bench in (
+        index_search,
+        ask_latency,
+        stream_latency,
+        upload_index,
+        cold_start,
+        worker_memory,
+        load,
+        growth,
+    ):
         bench.main()
         print()
 
