@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -137,3 +139,29 @@ def test_clearing_the_index_forgets_every_keyword(index):
     index.clear()
     assert index.search("onions") == []
     assert index.lexical._view.size == 0
+
+
+def test_searches_go_on_while_another_reads_a_changed_course(index, monkeypatch):
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}, "kitchen.txt"))
+    index_course(index, course_file("Garden Basics", {1: "Zucchini glut: blanch and freeze."}, "garden.txt"))
+    assert index.search("onions")
+    reading, release = threading.Event(), threading.Event()
+    load = index._load_course_terms
+
+    def slow_load(*key):
+        reading.set()
+        assert release.wait(30), "the test never released the reader"
+        return load(*key)
+
+    monkeypatch.setattr(index.lexical, "_load_course", slow_load)
+    index_course(index, course_file("Kitchen Basics", {1: ONIONS_V2}, "kitchen.txt"))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        first = pool.submit(index.search, "pickled shallots")
+        assert reading.wait(30)
+        # Another search, meanwhile: answered from the current keyword view, without waiting for the read.
+        meanwhile = index.search("pickled shallots onions zucchini", k=5)
+        assert not release.is_set()
+        assert not any(ONIONS_V1 in passage.text for passage in meanwhile)  # never the retired version
+        assert any(ONIONS_V2 in passage.text for passage in meanwhile)
+        release.set()
+        assert ONIONS_V2 in first.result(timeout=30)[0].text

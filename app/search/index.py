@@ -500,7 +500,9 @@ class CourseIndex:
         if hybrid:
             library = self.catalog.memo("live versions", _live_versions)
             scope_ids = [entry.record.id for entry in scope]
-            lexical = self.lexical.ranked(query, library, scope_ids, lesson, max(LEXICAL_CANDIDATES, 2 * k))
+            ranked = self.lexical.ranked(query, library, scope_ids, lesson, max(LEXICAL_CANDIDATES, 2 * k))
+            # The keyword index may be a course version behind for a moment (see LexicalIndex._follow).
+            lexical = [found for found in ranked if library.get(found.course_id) == found.version]
         return self._fuse(dense, lexical, vector, k)
 
     def corrected(self, text: str) -> str:

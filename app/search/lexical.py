@@ -142,12 +142,15 @@ class LibraryView:
         return total
 
     def admitted(self, scope: Iterable[str], lesson: int | None) -> np.ndarray | None:
-        """A mask of the rows of the scope courses (and the lesson); None when every row is admitted."""
-        scope = list(scope)
-        if len(scope) == len(self.courses) and lesson is None:
+        """A mask of the rows of the scope courses (and the lesson); None when every row is admitted.
+
+        A scope course this view does not hold yet (being read by another search) has no rows.
+        """
+        wanted = set(scope)
+        if lesson is None and wanted == self.offsets.keys():
             return None
         mask = np.zeros(self.size, dtype=bool)
-        for course_id in scope:
+        for course_id in wanted & self.offsets.keys():
             position = self.offsets[course_id]
             mask[self.starts[position] : self.starts[position + 1]] = True
         return mask if lesson is None else mask & (self.lessons == lesson)
@@ -173,6 +176,7 @@ class LexicalIndex:
         self._courses: dict[str, tuple[str, CourseTerms]] = {}  # course id -> (version, terms)
         self._frequencies: Counter[str] = Counter()
         self._followed: dict[str, str] | None = None
+        self._loading = False
         self._view = LibraryView([], self._frequencies)
 
     def ranked(
@@ -186,8 +190,7 @@ class LexicalIndex:
         terms = set(lexical_terms(query))
         if not terms:
             return []
-        with self._lock:
-            view = self._follow(library)
+        view = self._follow(library)
         scores = view.scores(terms)
         mask = view.admitted(scope, lesson)
         if mask is not None:
@@ -203,8 +206,7 @@ class LexicalIndex:
 
         Words of `dictionary` are real words, left as they are even when the library lacks them.
         """
-        with self._lock:
-            view = self._follow(library)
+        view = self._follow(library)
         return view.speller.corrected(text, dictionary)
 
     def clear(self) -> None:
@@ -216,26 +218,43 @@ class LexicalIndex:
             self._view = LibraryView([], self._frequencies)
 
     def _follow(self, live: dict[str, str]) -> LibraryView:
-        """Hold exactly the given course versions (load what changed, drop what is gone); the view of them."""
-        if live is self._followed:  # the common case: the same catalog as the last search
+        """The view of exactly the given course versions, loading what changed and dropping what is gone.
+
+        The store is read outside the lock: while one search reads a changed course, the others go on with
+        the current view (a course version behind at most, and CourseIndex never returns a chunk of a version
+        that is not live) instead of queueing behind a read that a running sync slows down.
+        """
+        with self._lock:
+            if live is self._followed or self._loading:  # the common case: the same catalog as before
+                return self._view
+            self._loading = True
+            held = {course_id: version for course_id, (version, _) in self._courses.items()}
+        try:
+            changed = {
+                course_id: version for course_id, version in live.items() if held.get(course_id) != version
+            }
+            # A cold start reads the library in one pass; later changes read only the courses that changed.
+            loaded = self._load_all(changed) if changed and not held else {}
+            fresh = {
+                course_id: loaded.get(course_id) or self._load_course(course_id, version)
+                for course_id, version in changed.items()
+            }
+        except BaseException:
+            with self._lock:
+                self._loading = False
+            raise
+        with self._lock:
+            for course_id in held.keys() - live.keys():
+                self._drop(course_id)
+            for course_id, version in changed.items():
+                self._drop(course_id)
+                self._add(course_id, version, fresh[course_id])
+            if held != live:
+                courses = [(course_id, *self._courses[course_id]) for course_id in sorted(self._courses)]
+                # A new view each change: a search still scoring the old one keeps a consistent library.
+                self._view = LibraryView(courses, +self._frequencies)
+            self._followed, self._loading = live, False
             return self._view
-        held = {course_id: version for course_id, (version, _) in self._courses.items()}
-        for course_id in held.keys() - live.keys():
-            self._drop(course_id)
-        changed = {
-            course_id: version for course_id, version in live.items() if held.get(course_id) != version
-        }
-        # A cold start reads the library in one pass; later changes read only the courses that changed.
-        loaded = self._load_all(changed) if not held else {}
-        for course_id, version in changed.items():
-            self._drop(course_id)
-            self._add(course_id, version, loaded.get(course_id) or self._load_course(course_id, version))
-        if held != live:
-            courses = [(course_id, *self._courses[course_id]) for course_id in sorted(self._courses)]
-            # A new view each change: a search still scoring the old one keeps a consistent library.
-            self._view = LibraryView(courses, +self._frequencies)
-        self._followed = live
-        return self._view
 
     def _add(self, course_id: str, version: str, course: CourseTerms) -> None:
         """Hold one course version and add its statistics."""
