@@ -36,6 +36,28 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def app_env(docs: Path, instance: Path, **extra: str) -> dict[str, str]:
+    """An app process's environment on `docs` and `instance`: no .env read, extractive unless `extra` says."""
+    env = {
+        **os.environ,
+        "DOCS_DIR": str(docs),
+        "INSTANCE_PATH": str(instance),
+        "SECRET_KEY": "bench",
+        "COURSE_ASSISTANT_ENV_FILE": "",
+        "FLASK_SKIP_DOTENV": "1",
+    }
+    env.pop("ANTHROPIC_API_KEY", None)
+    env.pop("BIND", None)  # gunicorn.conf.py prefers BIND to PORT
+    return {**env, **extra}
+
+
+def flask_index(env: dict[str, str]) -> None:
+    """Index the docs of `env` with `flask index` in its own process (not timed)."""
+    subprocess.run(
+        [str(BIN / "flask"), "--app", "wsgi", "index"], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+
+
 def status_of(url: str) -> int:
     """The HTTP status of GET `url` (0 when nothing answers)."""
     try:
@@ -87,22 +109,9 @@ def serve(env: dict[str, str]) -> subprocess.Popen:
 def one_start(docs: Path, instance: Path) -> tuple[float, float, list[float], float]:
     """Start gunicorn once: seconds to ready, the first search's ms, later searches' ms, the worker's MB."""
     port = free_port()
-    env = {
-        **os.environ,
-        "DOCS_DIR": str(docs),
-        "INSTANCE_PATH": str(instance),
-        "SECRET_KEY": "bench",
-        "COURSE_ASSISTANT_ENV_FILE": "",
-        "FLASK_SKIP_DOTENV": "1",
-        "PORT": str(port),
-        "WEB_CONCURRENCY": "1",
-    }
-    env.pop("ANTHROPIC_API_KEY", None)
-    env.pop("BIND", None)
+    env = app_env(docs, instance, PORT=str(port), WEB_CONCURRENCY="1")
     if not instance.exists():
-        subprocess.run(
-            [str(BIN / "flask"), "--app", "wsgi", "index"], cwd=ROOT, env=env, check=True, capture_output=True
-        )
+        flask_index(env)
     base = f"http://127.0.0.1:{port}"
     launched = time.perf_counter()
     server = serve(env)

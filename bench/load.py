@@ -8,10 +8,8 @@ quotes on the CPU. The ceiling for Claude mode is workers x threads answers per 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -20,7 +18,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from bench.cold_start import BIN, ROOT, free_port, serve
+from bench.cold_start import ROOT, app_env, flask_index, free_port, serve
 from bench.index_search import DOCS, print_table
 
 MODEL_SECONDS = 1.0
@@ -94,24 +92,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
             docs = Path(tmp) / "docs"
             shutil.copytree(DOCS, docs)
-            base_env = {
-                **os.environ,
-                "DOCS_DIR": str(docs),
-                "INSTANCE_PATH": str(Path(tmp) / "instance"),
-                "SECRET_KEY": "bench",
-                "COURSE_ASSISTANT_ENV_FILE": "",
-                "FLASK_SKIP_DOTENV": "1",
-                "RATELIMIT_ENABLED": "false",
-                "WEB_CONCURRENCY": str(WORKERS),
-            }
-            base_env.pop("BIND", None)
-            subprocess.run(
-                [str(BIN / "flask"), "--app", "wsgi", "index"],
-                cwd=ROOT,
-                env=base_env,
-                check=True,
-                capture_output=True,
+            base_env = app_env(
+                docs, Path(tmp) / "instance", RATELIMIT_ENABLED="false", WEB_CONCURRENCY=str(WORKERS)
             )
+            flask_index(base_env)
             modes = {
                 "claude": {"ANTHROPIC_API_KEY": "bench-key", "ANTHROPIC_BASE_URL": fake.url},
                 "extractive": {"ANTHROPIC_API_KEY": ""},

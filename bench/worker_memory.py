@@ -14,9 +14,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench.cold_start import ROOT, app_env, flask_index
 from bench.index_search import DOCS, print_table
 
-ROOT = Path(__file__).resolve().parent.parent
 # A sync embeds batches of 16 passages of up to 256 tokens.
 SYNC_BATCH = ["The quality of an approximate nearest neighbour index is measured as recall. " * 20] * 16
 SEARCHES = ["what is a fixture", "how does hnsw work", "chunking with overlap", "cosine similarity"] * 5
@@ -67,19 +67,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
         docs = Path(tmp) / "docs"
         shutil.copytree(DOCS, docs)
-        env = {
-            **os.environ,
-            "DOCS_DIR": str(docs),
-            "INSTANCE_PATH": str(Path(tmp) / "instance"),
-            "SECRET_KEY": "bench",
-            "COURSE_ASSISTANT_ENV_FILE": "",
-            "FLASK_SKIP_DOTENV": "1",
-        }
-        env.pop("ANTHROPIC_API_KEY", None)
-        flask = Path(sys.executable).parent / "flask"
-        subprocess.run(
-            [str(flask), "--app", "wsgi", "index"], cwd=ROOT, env=env, check=True, capture_output=True
-        )
+        env = app_env(docs, Path(tmp) / "instance")
+        flask_index(env)
         run = [sys.executable, "-m", "bench.worker_memory", "--stages"]
         output = subprocess.run(run, cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
     rows = [tuple(line.split("\t")) for line in output.strip().splitlines()]
