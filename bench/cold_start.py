@@ -6,6 +6,7 @@ Indexes the sample library into a temp instance folder first (not timed), then s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import statistics
@@ -16,6 +17,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench.index_search import DOCS, print_table
@@ -106,10 +108,10 @@ def serve(env: dict[str, str]) -> subprocess.Popen:
     return server
 
 
-def one_start(docs: Path, instance: Path) -> tuple[float, float, list[float], float]:
+def one_start(docs: Path, instance: Path, **extra: str) -> tuple[float, float, list[float], float]:
     """Start gunicorn once: seconds to ready, the first search's ms, later searches' ms, the worker's MB."""
     port = free_port()
-    env = app_env(docs, instance, PORT=str(port), WEB_CONCURRENCY="1")
+    env = app_env(docs, instance, PORT=str(port), WEB_CONCURRENCY="1", **extra)
     if not instance.exists():
         flask_index(env)
     base = f"http://127.0.0.1:{port}"
@@ -125,20 +127,62 @@ def one_start(docs: Path, instance: Path) -> tuple[float, float, list[float], fl
         server.wait(timeout=30)
 
 
-def main() -> None:
-    """Print launch-to-ready time, the first search against warm ones, and the worker's memory (medians)."""
-    with tempfile.TemporaryDirectory(prefix="bench-cold-") as tmp:
-        docs = Path(tmp) / "docs"
-        shutil.copytree(DOCS, docs)
-        runs = [one_start(docs, Path(tmp) / "instance") for _ in range(STARTS)]
+@contextlib.contextmanager
+def chroma_server(folder: Path) -> Iterator[dict[str, str]]:
+    """A `chroma run` server on a free loopback port, storing in `folder`; the settings that point at it."""
+    port = free_port()
+    server = subprocess.Popen(
+        [str(BIN / "chroma"), "run", "--path", str(folder), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while status_of(f"http://127.0.0.1:{port}/api/v2/heartbeat") != 200:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("chroma run did not start")
+            time.sleep(0.1)
+        yield {"CHROMA_HOST": "127.0.0.1", "CHROMA_PORT": str(port)}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def medians(runs: list[tuple[float, float, list[float], float]]) -> tuple[str, ...]:
+    """One table row from several starts: medians of ready time, first and warm searches, and memory."""
     ready = statistics.median(run[0] for run in runs)
     first = statistics.median(run[1] for run in runs)
     warm = statistics.median(ms for run in runs for ms in run[2])
     rss = statistics.median(run[3] for run in runs)
+    return f"{ready:.1f}", f"{first:.1f}", f"{warm:.1f}", f"{first / warm:.2f}x", f"{rss:.0f}"
+
+
+def main() -> None:
+    """Print launch-to-ready time, the first search against warm ones, and the worker's memory (medians).
+
+    Twice: on the embedded ChromaDB folder (one worker, the default), and on a `chroma run` server, the
+    production layout, where a worker holds no index of its own.
+    """
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-cold-") as tmp:
+        docs = Path(tmp) / "docs"
+        shutil.copytree(DOCS, docs)
+        runs = [one_start(docs, Path(tmp) / "instance") for _ in range(STARTS)]
+        rows.append(("embedded folder", *medians(runs)))
+        with chroma_server(Path(tmp) / "chroma-server") as server:
+            runs = [one_start(docs, Path(tmp) / "instance-server", **server) for _ in range(STARTS)]
+        rows.append(("chroma server", *medians(runs)))
     print_table(
         f"Cold start: gunicorn launch to /readyz 200, then /api/search (medians of {STARTS} starts)",
-        ("launch to ready s", "first search ms", "warm search p50 ms", "first / warm", "worker RSS MB"),
-        [(f"{ready:.1f}", f"{first:.1f}", f"{warm:.1f}", f"{first / warm:.2f}x", f"{rss:.0f}")],
+        (
+            "index",
+            "launch to ready s",
+            "first search ms",
+            "warm search p50 ms",
+            "first / warm",
+            "worker RSS MB",
+        ),
+        rows,
     )
 
 
