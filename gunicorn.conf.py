@@ -61,7 +61,10 @@ def post_worker_init(worker) -> None:
     _warm_request_threads(worker, lambda question: services.index.search(question, k=1))
     release_free_memory()  # the warm-up freed more than it keeps
     # Operators (and the deployment tests) read from this line that every worker takes traffic.
-    worker.log.info("Worker %s is warm and takes requests", worker.pid)
+    if services.warm:
+        worker.log.info("Worker %s is warm and takes requests", worker.pid)
+    else:
+        worker.log.warning("Worker %s takes requests cold: its warm-up failed (see above)", worker.pid)
 
 
 def _warm_request_threads(worker, search) -> None:
