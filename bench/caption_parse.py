@@ -1,4 +1,4 @@
-"""Caption parsing: a 3-hour lecture's captions to timed sentences and chunks, as plain and as rolling captions.
+"""Caption parsing: a 3-hour lecture's captions to timed sentences and chunks, plain and rolling.
 
 The lecture is the development set's Game Theory lectures laid end to end (shifted in time) until they pass
 three hours; the rolling version rewrites the same cues the way YouTube's automatic captions do.
@@ -58,7 +58,8 @@ def rolling_vtt(cues: list[tuple[float, float, str]]) -> bytes:
     for start, end, text in cues:
         words = text.split()
         step = (end - start) / max(len(words), 1)
-        timed = words[0] + "".join(f"<{_stamp(start + i * step)}><c> {w}</c>" for i, w in enumerate(words[1:], 1))
+        inline = (f"<{_stamp(start + i * step)}><c> {word}</c>" for i, word in enumerate(words[1:], 1))
+        timed = words[0] + "".join(inline)
         position = "align:start position:0%"
         blocks.append(f"{_stamp(start)} --> {_stamp(end)} {position}\n{previous or ' '}\n{timed}")
         blocks.append(f"{_stamp(end)} --> {_stamp(end + 0.01)} {position}\n{text}\n ")
@@ -82,7 +83,8 @@ def main() -> None:
         print(f"caption parsing: skipped, no development set captions at {CAPTIONS} (set DEVSET_DIR)")
         return
     cues = long_lecture()
-    print(f"caption parsing: one lecture of {cues[-1][1] / 3600:.2f} h, {len(cues):,} cues (median of {REPEATS})")
+    hours = cues[-1][1] / 3600
+    print(f"caption parsing: one lecture of {hours:.2f} h, {len(cues):,} cues (median of {REPEATS})")
     print(f"{'captions':<10} {'MB':>6} {'sentences':>10} {'parse s':>8} {'parse+chunk s':>14}")
     for label, data in (("plain", plain_vtt(cues)), ("rolling", rolling_vtt(cues))):
         sentences, _ = caption_sentences(data, "lecture.vtt")

@@ -248,6 +248,16 @@ def test_a_folder_changes_its_hash_when_a_caption_file_changes(tmp_path):
     assert parse_caption_course(folder).content_hash != before
 
 
+def test_a_folder_missing_a_named_caption_file_is_refused_at_its_line(tmp_path):
+    folder = make_folder(tmp_path, COURSE_TXT.replace("06-QYwESy6isuc.vtt", "Lecture 2: vision.vtt"))
+    with pytest.raises(ParseError) as caught:
+        parse_file(folder)
+    assert (caught.value.file, caught.value.line) == ("psych-course/course.txt", 9)
+    assert "'Lecture 2: vision.vtt' is not in the folder" in caught.value.reason
+    (folder / "Lecture 2: vision.vtt").write_bytes(MIT.read_bytes())
+    assert len(parse_file(folder).lessons) == 2
+
+
 def test_a_zip_of_the_folder_is_the_same_course(tmp_path):
     folder = make_folder(tmp_path)
     members = {f"psych-course/{path.name}": path.read_bytes() for path in folder.iterdir()}
@@ -296,6 +306,8 @@ def test_a_bad_course_header_is_refused_with_its_line(header, line, reason):
     [
         ({"course.txt": "x", "../escape.vtt": "x"}, "leaves the course folder"),
         ({"course.txt": "x", "/etc/passwd": "x"}, "leaves the course folder"),
+        ({"course.txt": "x", "C:/Windows/evil.vtt": "x"}, "leaves the course folder"),
+        ({"course.txt": "x", "a\\..\\..\\evil.vtt": "x"}, "leaves the course folder"),
         ({f"{n}.vtt": "" for n in range(MAX_ARCHIVE_MEMBERS + 1)}, "limit"),
         ({"one.vtt": "WEBVTT\n"}, "no course.txt"),
     ],

@@ -39,6 +39,7 @@ _FIELD = re.compile(
     r"^(course\s+title|course\s+link|course\s+instructor|lesson\s+link|lesson\s+captions)\s*:\s*(.*)$", re.I
 )
 _ANY_FIELD = re.compile(r"^([^:]{1,40}):")
+_DRIVE = re.compile(r"^[A-Za-z]:")
 
 # Reads a caption file named in course.txt: (name, course.txt line) -> (bytes, name for error messages).
 CaptionReader = Callable[[str, int], tuple[bytes, str]]
@@ -164,13 +165,8 @@ def _set_field(
 def _safe_name(member: str) -> bool:
     """Whether a path stays inside its folder: relative, no `..`, no backslashes or drive letters."""
     parts = member.split("/")
-    return (
-        bool(member)
-        and not member.startswith("/")
-        and "\\" not in member
-        and ":" not in member
-        and ".." not in parts
-    )
+    absolute = member.startswith("/") or _DRIVE.match(member) is not None
+    return bool(member) and not absolute and "\\" not in member and ".." not in parts
 
 
 def build_course(header: CourseHeader, read: CaptionReader, fallback_title: str, source: str) -> Course:
@@ -198,15 +194,14 @@ def _parse_folder(folder: Path) -> Course:
     if not header_path.is_file():
         raise ParseError(folder.name, f"no {HEADER_NAME} in the folder")
     header_bytes = header_path.read_bytes()
-    header = read_course_header(decode_text(header_bytes, HEADER_NAME), f"{folder.name}/{HEADER_NAME}")
+    header_name = f"{folder.name}/{HEADER_NAME}"
+    header = read_course_header(decode_text(header_bytes, header_name), header_name)
     digest = hashlib.sha256(header_bytes)
 
     def read(captions: str, line: int) -> tuple[bytes, str]:
         path = folder / captions
         if not path.is_file():
-            raise ParseError(
-                f"{folder.name}/{HEADER_NAME}", f"caption file '{captions}' is not in the folder", line
-            )
+            raise ParseError(header_name, f"caption file '{captions}' is not in the folder", line)
         data = path.read_bytes()
         digest.update(captions.encode() + b"\0" + data)
         return data, f"{folder.name}/{captions}"
