@@ -66,7 +66,7 @@ def last_number(history: History) -> int:
     return max(current_turn(), len(history.exchanges))
 
 
-def commit(exchange: Exchange, history: History) -> History:
+def store_exchange(exchange: Exchange, history: History) -> History:
     """Append an exchange to the stored history (spending every commit token issued so far)."""
     advance_turn()
     return save_history(history.add(exchange, settings().max_history))

@@ -10,8 +10,7 @@ from app.extensions import ask_limit
 from app.rules import question_problem
 from app.services import services, settings
 from app.web.chat.history import History, clear_history, load_history
-from app.web.chat.page import commit as commit_exchange
-from app.web.chat.page import controls_context, form_context, last_number, render_page
+from app.web.chat.page import controls_context, form_context, last_number, render_page, store_exchange
 from app.web.chat.stream import ChatAnswer, failed_html
 from app.web.chat.tokens import TokenRefused, ask_token, current_turn, read_ask_token, read_commit_token
 from app.web.htmx import is_htmx
@@ -58,7 +57,7 @@ def ask():
     answer = services().assistant.answer(question, history.for_model(settings().max_history))
     record_answer(answer)
     exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
-    stored = commit_exchange(exchange, history)
+    stored = store_exchange(exchange, history)
     # Land on the new exchange, not the top of the page.
     return redirect(url_for(".index", _anchor=f"exchange-{last_number(stored)}"), 303)
 
@@ -92,7 +91,7 @@ def commit():
         raise Conflict(
             "This answer was not saved: it was saved already, or is too old.", detail=str(exc)
         ) from exc
-    stored = commit_exchange(exchange, load_history())
+    stored = store_exchange(exchange, load_history())
     # The trim note may change with the new exchange; nothing else on the page does.
     return render_template("chat/_history_note.html", oob=True, history=stored)
 
