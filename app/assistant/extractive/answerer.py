@@ -44,7 +44,7 @@ class ExtractiveAnswerer:
     def answer(self, question: str, history: list[Exchange]) -> Answer:
         """Answer one question; a follow-up that names no course carries on from the previous exchange."""
         plan = self.plan(question, history)
-        compared = self._compare(plan) if plan.halves else None
+        compared = self._compare(plan)
         if compared is not None:
             return compared
         if plan.course_error:
@@ -69,13 +69,16 @@ class ExtractiveAnswerer:
         return reply(note, body, sources, True)
 
     def _compare(self, plan: Plan) -> Answer | None:
-        """Answer each half of a comparison on its own and quote both; None when that finds no two answers.
+        """Answer each half of a comparison on its own and quote both; None for a question that is no
+        comparison, or when that finds no two answers.
 
         A half that names a course searches it ("the RAG course and the vector databases course"). When
         neither half names one, both keep the whole question's course (a follow-up's, say); when only one
         does, the other searches every course.
         """
-        halves = plan.halves or ()
+        if plan.halves is None:
+            return None
+        halves = plan.halves
         shared = None if plan.course_error or any(half.course for half in halves) else plan.course
         leads: list[list[Quote]] = []
         for half in halves:
