@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange, TextEmbedder
-from app.assistant.extractive import retrieve
 from app.assistant.extractive.intent import Plan, understand
 from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, lead, more
 from app.assistant.extractive.render import (
@@ -22,6 +21,7 @@ from app.assistant.extractive.render import (
     render_quotes,
     reply,
 )
+from app.assistant.extractive.retrieve import course_outline, search, search_query
 from app.assistant.tools import ToolBox
 
 
@@ -55,7 +55,7 @@ class ExtractiveAnswerer:
 
     def _search(self, plan: Plan) -> Answer:
         """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
-        result = retrieve.search(self.toolbox, retrieve.search_query(plan), plan.course, plan.lesson)
+        result = search(self.toolbox, search_query(plan), plan.course, plan.lesson)
         note = f"{SEARCH_NOTE}\n\n{plan.note}" if plan.note else SEARCH_NOTE
         if result.is_error:
             return reply(note, result.text, [], True)
@@ -83,7 +83,7 @@ class ExtractiveAnswerer:
         leads: list[list[Quote]] = []
         for half in halves:
             lesson = half.lesson if half.lesson is not None else plan.lesson
-            result = retrieve.search(self.toolbox, half.topic, half.course or shared, lesson)
+            result = search(self.toolbox, half.topic, half.course or shared, lesson)
             found = [] if result.is_error else lead(self.scorer.quotes(half.topic, result.passages), False)
             if not found:
                 return None
@@ -103,7 +103,7 @@ class ExtractiveAnswerer:
             if len(courses) != 1:
                 return reply(OUTLINE_NOTE, render_course_list(courses), [], False)
             course = courses[0]
-        result = retrieve.outline(self.toolbox, course)
+        result = course_outline(self.toolbox, course)
         if result.is_error or result.outline is None:
             return reply(OUTLINE_NOTE, result.text, [], True)
         body = render_outline(result.outline)

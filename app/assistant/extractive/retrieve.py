@@ -28,6 +28,6 @@ def search_query(plan: Plan) -> str:
     return plan.topic or "overview"
 
 
-def outline(toolbox: ToolBox, course: CourseRecord) -> ToolResult:
+def course_outline(toolbox: ToolBox, course: CourseRecord) -> ToolResult:
     """A course's outline."""
     return toolbox.run(OUTLINE_TOOL, {"course_name": course.title})
