@@ -34,7 +34,10 @@ def test_page_lists_courses_lessons_suggestions_and_form(client):
     assert html.count(">Ask about this course<span") == 3
     assert "What does the Python Testing with Pytest course cover, lesson by lesson?" in html
     # The conversation is no live region (a streaming answer would be read out at every update).
-    assert 'aria-live="polite"' not in html and '<div id="announcer" class="visually-hidden" role="status">' in html
+    assert (
+        'aria-live="polite"' not in html
+        and '<div id="announcer" class="visually-hidden" role="status">' in html
+    )
     assert '<label for="question" class="visually-hidden">' in html
     assert "Answers quote the course directly" in html and "Extractive" not in html
 
@@ -59,7 +62,9 @@ def test_htmx_ask_returns_the_exchange_and_a_fresh_form(claude_client, fake_clau
     assert "Lesson" in sources and '<p class="snippet">' in sources
     # The answer's end enables the send button alone, out-of-band: what was typed meanwhile stays.
     assert '<form id="ask-form"' not in html
-    assert re.search(r'<button type="submit" id="ask-send" class="send" accesskey="s"\s+hx-swap-oob="true">', html)
+    assert re.search(
+        r'<button type="submit" id="ask-send" class="send" accesskey="s"\s+hx-swap-oob="true">', html
+    )
 
 
 def test_plain_ask_stores_and_redirects_then_the_page_shows_it(claude_client, fake_claude):

@@ -99,7 +99,9 @@ def test_a_marker_carries_a_preview_of_the_cited_text_and_the_lesson_link():
     html = render_answer("Claim.[^1]", [cited])
 
     preview = re.search(r'<span class="cite-preview">(.*?)</span></sup>', html).group(1)
-    assert '<a target="_blank" href="https://example.com/c/1"' in preview and "C – Lesson 1: L1</a>" in preview
+    assert (
+        '<a target="_blank" href="https://example.com/c/1"' in preview and "C – Lesson 1: L1</a>" in preview
+    )
     assert '<span class="cite-text">Fixtures &lt;b&gt;set up&lt;/b&gt; state' in preview
     assert preview.endswith("…</span>") and len(preview) < 500  # the preview is cut, the chip has the rest
 

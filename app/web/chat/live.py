@@ -14,9 +14,12 @@ from app.web.markdown import render_markdown
 from app.web.sse import sse_message
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-# A line that continues the block above it even after a blank line: a list item or an indented line.
-_CONTINUES = re.compile(r"^(?:\s|[-*+]\s|\d{1,9}[.)]\s)")
-_ONE_PARAGRAPH = re.compile(r"<p>(.*)</p>", re.S)
+_LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s")
+# A block that grows by appending: one paragraph, or one code block (group 1 the tag, 2 the content).
+_GROWING = re.compile(r'<(p)>(.*)</p>|<pre tabindex="0"><(code)>(.*)</code></pre>', re.S)
+# Inline markdown whose HTML changes once it closes: held back until it does, so a paragraph only grows.
+_OPENERS = ("`", "**", "~~")
+_OPEN_LINK = re.compile(r"\[[^\]]*$|\[[^\]]*\]\([^)]*$|<[^>]*$|https?://\S*$")
 # htmx settles swapped content at once, so a live block added by one message hears the next message.
 SWAP_APPEND = "beforeend settle:0ms"
 SWAP_REPLACE = "innerHTML settle:0ms"
@@ -26,18 +29,21 @@ def split_blocks(text: str) -> list[str]:
     """Cut markdown where a block ends for good; the last piece is the block still being written.
 
     A cut falls before a line at the margin that follows a blank line outside a code fence, unless that
-    line could continue a list (a list item or an indented line).
+    line may continue a list above it (a list item after a list) or is indented.
     """
-    blocks, start, offset, fence, blank = [], 0, 0, "", False
+    blocks, start, offset, fence, blank, in_list = [], 0, 0, "", False, False
     for line in text.splitlines(keepends=True):
         opener = _FENCE.match(line)
-        if not fence and blank and line.strip() and not _CONTINUES.match(line) and offset > start:
+        item = _LIST_ITEM.match(line)
+        if not fence and blank and line.strip() and not line[0].isspace() and not (in_list and item):
             blocks.append(text[start:offset])
             start = offset
         if opener and not fence:
             fence = opener[1][0] * 3
         elif opener and fence and opener[1].startswith(fence):
             fence = ""
+        if not fence and line.strip() and not line[0].isspace():
+            in_list = item is not None
         blank = not fence and not line.strip()
         offset += len(line)
     blocks.append(text[start:])
@@ -56,22 +62,41 @@ def close_fence(block: str) -> str:
     return f"{block.rstrip()}\n{fence}\n" if fence else block
 
 
-def paragraph_html(block: str) -> str | None:
-    """The inline HTML of a block that renders as one paragraph; None for any other block."""
+def hold_back(block: str) -> str:
+    """The block up to its first inline construct still open (code span, bold, strike, link, URL)."""
+    cut = len(block)
+    for opener in _OPENERS:
+        if block.count(opener) % 2:
+            cut = min(cut, block.rindex(opener))
+    link = _OPEN_LINK.search(block)
+    if link:
+        cut = min(cut, link.start())
+    return block[:cut]
+
+
+def growing_html(block: str) -> tuple[str, str] | None:
+    """("p" or "code", inner HTML) for a block that renders as one paragraph or one code block, else None."""
     html = str(render_markdown(block)).strip()
-    match = _ONE_PARAGRAPH.fullmatch(html)
-    return match[1] if match and "<p>" not in match[1] else None
+    match = _GROWING.fullmatch(html)
+    if match is None:
+        return None
+    tag, inner = (match[1], match[2]) if match[1] else (match[3], match[4])
+    if tag == "p" and "<p>" in inner or tag == "code" and "<code>" in inner:
+        return None
+    # A code block's last newline comes and goes as lines are written; a paragraph's spaces are trimmed.
+    return tag, inner.rstrip("\n")
 
 
-def live_block(number: int, content: str, paragraph: bool) -> str:
-    """The element of live block `number`, holding `content` (inline HTML in a paragraph, or block HTML)."""
-    inner = live_paragraph(number, content) if paragraph else content
+def live_block(number: int, content: str | tuple[str, str]) -> str:
+    """The element of live block `number`: block HTML, or a growing block (tag, inner HTML)."""
+    inner = growing_element(number, *content) if isinstance(content, tuple) else content
     return f'<div class="live-block" sse-swap="r{number}" hx-swap="{SWAP_REPLACE}">{inner}</div>'
 
 
-def live_paragraph(number: int, inline: str) -> str:
-    """A live paragraph that later pieces are appended to."""
-    return f'<p sse-swap="a{number}" hx-swap="{SWAP_APPEND}">{inline}</p>'
+def growing_element(number: int, tag: str, inner: str) -> str:
+    """A paragraph or code block that later pieces are appended to (message a<number>)."""
+    element = f'<{tag} sse-swap="a{number}" hx-swap="{SWAP_APPEND}">{inner}</{tag}>'
+    return f'<pre tabindex="0">{element}</pre>' if tag == "code" else element
 
 
 class LiveAnswer:
@@ -81,7 +106,7 @@ class LiveAnswer:
         self.text = ""
         self._start = 0  # where the live block begins in the text
         self._number = 0  # the live block's number
-        self._inline: str | None = ""  # what the live paragraph shows, or None when it is another block
+        self._shown: tuple[str, str] | None = ("p", "")  # what a growing live block shows (tag, inner HTML)
 
     def add(self, piece: str) -> None:
         """Take the next piece of the answer's text."""
@@ -90,38 +115,51 @@ class LiveAnswer:
     def update(self) -> list[str]:
         """The SSE messages that show the text so far (none when the page shows it already)."""
         blocks = split_blocks(self.text[self._start :])
-        messages = self._refresh(blocks[0])
-        if len(blocks) > 1:
-            messages.append(self._next(blocks[1:-1], blocks[-1]))
-            self._start = len(self.text) - len(blocks[-1])
+        if len(blocks) == 1:
+            return self._refresh(blocks[0], finished=False)
+        messages = self._refresh(blocks[0], finished=True)
+        messages.append(self._next(blocks[1:-1], blocks[-1]))
+        self._start = len(self.text) - len(blocks[-1])
         return messages
 
-    def _refresh(self, block: str) -> list[str]:
+    def _refresh(self, block: str, finished: bool) -> list[str]:
         """Messages bringing the live block up to `block`: what is new, or the whole block again."""
         if not block.strip():
             return []
-        block = close_fence(block)
-        shown, inline = self._inline, paragraph_html(block)
-        if inline is not None and shown is not None and inline.startswith(shown):
-            self._inline = inline
-            new = inline[len(shown) :]
+        shown, grown = self._shown, self._render(block, finished)
+        if grown is None:
+            return []
+        self._shown = grown if isinstance(grown, tuple) else None
+        if (
+            isinstance(grown, tuple)
+            and shown is not None
+            and grown[0] == shown[0]
+            and grown[1].startswith(shown[1])
+        ):
+            new = grown[1][len(shown[1]) :]
             return [sse_message(f"a{self._number}", new)] if new else []
-        self._inline = inline
-        if inline is not None:
-            return [sse_message(f"r{self._number}", live_paragraph(self._number, inline))]
-        return [sse_message(f"r{self._number}", str(render_markdown(block)))]
+        content = growing_element(self._number, *grown) if isinstance(grown, tuple) else grown
+        return [sse_message(f"r{self._number}", content)]
 
     def _next(self, finished: list[str], block: str) -> str:
         """The message appending blocks that finished unseen and the next live block."""
         html = "".join(str(render_markdown(item)) for item in finished)
         self._number += 1
+        content = self._render(block, finished=False) or ("p", "")
+        self._shown = content if isinstance(content, tuple) else None
+        return sse_message("block", html + live_block(self._number, content))
+
+    @staticmethod
+    def _render(block: str, finished: bool) -> str | tuple[str, str] | None:
+        """A block as it shows now: growing (tag, inner HTML) when it can, else its HTML; None for nothing."""
+        if not finished and not _FENCE.match(block):
+            block = hold_back(block)
+            if not block.strip():
+                return None
         block = close_fence(block)
-        self._inline = paragraph_html(block)
-        if self._inline is not None:
-            return sse_message("block", html + live_block(self._number, self._inline, True))
-        return sse_message("block", html + live_block(self._number, str(render_markdown(block)), False))
+        return growing_html(block) or str(render_markdown(block))
 
 
 def first_live_block() -> str:
     """The empty live block the pending answer starts with."""
-    return live_block(0, "", True)
+    return live_block(0, ("p", ""))

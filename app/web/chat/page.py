@@ -48,10 +48,17 @@ def suggested_questions(courses: list[CourseRecord]) -> list[Suggestion]:
         # Spread over the course rather than always its first lessons (often an introduction).
         lesson = lessons[(len(lessons) // 3 + round_ * max(1, len(lessons) // 2)) % len(lessons)]
         question = LESSON_QUESTIONS[position % len(LESSON_QUESTIONS)]
-        suggestions.append(Suggestion(question.format(lesson=lesson.title, number=lesson.number), course.title))
+        suggestions.append(
+            Suggestion(question.format(lesson=lesson.title, number=lesson.number), course.title)
+        )
     if not suggestions and courses:
         suggestions.append(Suggestion(course_question(courses[0]), courses[0].title))
     return suggestions
+
+
+def current_suggestions() -> list[Suggestion]:
+    """The suggestions for the courses indexed now (none while the index cannot answer)."""
+    return suggested_questions(_courses()[0])
 
 
 def course_question(course: CourseRecord) -> str:
@@ -80,14 +87,16 @@ def follow_up_questions(exchange: Exchange) -> list[str]:
         source = lessons[position % len(lessons)]
         if source.lesson_number is None and "{number}" in template:
             continue
-        question = template.format(lesson=source.lesson_title, number=source.lesson_number, course=source.course_title)
+        question = template.format(
+            lesson=source.lesson_title, number=source.lesson_number, course=source.course_title
+        )
         if question != exchange.question:
             questions.append(question)
     return questions[:3] if len(questions) >= 2 else []
 
 
 def is_touch_device() -> bool:
-    """True for a phone or tablet, where focusing the question box would raise the keyboard over the answer."""
+    """True for a phone or tablet, where focusing the question box raises the keyboard over the answer."""
     # Chromium sends Sec-CH-UA-Mobile on every request; the user agent covers the other browsers.
     agent = request.headers.get("User-Agent", "")
     return request.headers.get("Sec-CH-UA-Mobile") == "?1" or any(
@@ -136,8 +145,8 @@ def store_exchange(exchange: Exchange, history: History) -> History:
 
 
 def controls_context(pending: bool) -> dict[str, Any]:
-    """What the question form and the suggestions need when sent out-of-band, `pending` or not."""
-    return {"pending": pending, "suggestions": suggested_questions(_courses()[0]), **form_context()}
+    """What the question form needs when sent out-of-band, `pending` or not."""
+    return {"pending": pending, **form_context()}
 
 
 def form_context() -> dict[str, Any]:

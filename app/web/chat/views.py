@@ -12,6 +12,7 @@ from app.services import services, settings
 from app.web.chat.history import History, clear_history, load_history
 from app.web.chat.page import (
     controls_context,
+    current_suggestions,
     follow_up_questions,
     form_context,
     last_number,
@@ -110,7 +111,7 @@ def new():
     clear_history()
     if not is_htmx():
         return redirect(url_for(".index"), 303)
-    return render_template("chat/_new_response.html", history=History(), **controls_context(pending=False))
+    return render_template("chat/_new_response.html", history=History(), suggestions=current_suggestions())
 
 
 @bp.post("/theme")
