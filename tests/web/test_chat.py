@@ -167,7 +167,7 @@ def test_page_says_when_earlier_turns_were_trimmed(claude_client, fake_claude):
 
 def dark_stylesheet_media(html: str) -> str:
     """The media query on the dark theme's stylesheet link."""
-    return re.search(r'href="/static/dark\.css" media="([^"]*)"', html).group(1)
+    return re.search(r'href="/static/dark\.css\?v=[0-9a-f]+" media="([^"]*)"', html).group(1)
 
 
 def test_theme_switch_is_stored_in_the_session(client):
@@ -182,6 +182,17 @@ def test_theme_switch_is_stored_in_the_session(client):
     assert 'value="dark" aria-pressed="true"' in html
     client.post("/theme", data={"theme": "light", "next": "/"})
     assert dark_stylesheet_media(client.get("/").get_data(as_text=True)) == "not all"
+
+
+def test_theme_switches_in_place_for_htmx(client):
+    response = client.post("/theme", data={"theme": "dark", "next": "/"}, headers=HX)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and "Location" not in response.headers
+    # The dark stylesheet's new media and the switch come back out-of-band; nothing else changes.
+    assert re.search(r'<link id="dark-css" [^>]*media="all"\s+hx-swap-oob="true">', html)
+    assert re.search(r'<form id="theme-form" [^>]*hx-swap-oob="true">', html)
+    assert 'value="dark" aria-pressed="true"' in html and "<article" not in html
+    assert dark_stylesheet_media(client.get("/").get_data(as_text=True)) == "all"
 
 
 def test_theme_refuses_unknown_values(client):

@@ -121,6 +121,9 @@ def theme():
     if choice not in THEMES:
         raise BadRequest("Choose auto, light or dark.")
     session[THEME_KEY] = choice
+    if is_htmx():
+        # In place: the page keeps its scroll position and any answer still streaming.
+        return render_template("_theme_response.html", theme=choice)
     return redirect(safe_local_path(request.form.get("next"), url_for(".index")), 303)
 
 
