@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 from flask import render_template, request
 
 from app.assistant.base import Exchange, Source
+from app.assistant.citations import MARKER
 from app.errors import AppError
 from app.search.models import CourseRecord
 from app.services import services, settings
@@ -75,8 +76,11 @@ FOLLOW_UPS = (
 
 def follow_up_questions(exchange: Exchange) -> list[str]:
     """Two or three next questions drawn from the lessons the answer cites."""
+    cited = {int(number) for number in MARKER.findall(exchange.answer)}
     lessons: list[Source] = []
-    for source in exchange.sources:
+    for number, source in enumerate(exchange.sources, 1):
+        if cited and number not in cited:
+            continue
         key = (source.course_title, source.lesson_number)
         if source.lesson_title and all((s.course_title, s.lesson_number) != key for s in lessons):
             lessons.append(source)
