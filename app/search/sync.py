@@ -9,19 +9,24 @@ import secrets
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from app.config import Settings
 from app.courses.chunking import chunk_course
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
 from app.errors import AppError, SyncBusy
-from app.files import locked
+from app.files import locked, write_atomically
 from app.search.index import CourseIndex
 from app.search.models import CourseRecord, FileResult, FileStatus, SyncProgress, SyncReport
 
 Progress = Callable[[SyncProgress], None]
 LOCK_NAME = "sync.lock"
+# The report of the last sync that finished, whoever ran it (admin page or `flask index`).
+LAST_SYNC_NAME = "sync_finished.json"
 REBUILD_MARKER = "rebuild.pending"
 
 
@@ -36,6 +41,8 @@ class _Run:
     claimed: dict[str, str] = field(default_factory=dict)  # course id -> the file holding it after this pass
     # Reports chunks written of the current file (done, total), so a large file's progress moves.
     on_chunks: Callable[[int, int], None] = lambda done, total: None
+    # Reports the step the current file is at ("Parsing"), so a slow step shows as it happens.
+    on_step: Callable[[str], None] = lambda step: None
 
 
 class Indexer:
@@ -102,7 +109,19 @@ class Indexer:
                 self.index.purge_orphans()
                 self.rebuild_marker.unlink(missing_ok=True)
         seconds = round(time.monotonic() - started, 3)
-        return SyncReport(results=results, seconds=seconds, rebuild=generation is not None)
+        finished = datetime.now(UTC).isoformat(timespec="seconds")
+        report = SyncReport(
+            results=results, seconds=seconds, rebuild=generation is not None, finished_at=finished
+        )
+        write_atomically(self.settings.state_dir / LAST_SYNC_NAME, report.model_dump_json())
+        return report
+
+    def last_sync(self) -> SyncReport | None:
+        """The report of the last sync that finished, from any source; None before the first."""
+        try:
+            return SyncReport.model_validate_json((self.settings.state_dir / LAST_SYNC_NAME).read_bytes())
+        except (OSError, ValidationError):
+            return None
 
     def _rebuild_generation(self, rebuild: bool) -> str | None:
         """The generation this pass writes under: a pending rebuild's, a new one for a rebuild, else None."""
@@ -134,6 +153,7 @@ class Indexer:
         for done, (name, step) in enumerate(steps):
             progress(SyncProgress(done=done, total=len(steps), current_file=name))
             run.on_chunks = functools.partial(self._chunk_progress, progress, done, len(steps), name)
+            run.on_step = functools.partial(self._step_progress, progress, done, len(steps), name)
             step_results = step()
             results.extend(step_results)
             first = step_results[0] if step_results else None
@@ -147,9 +167,19 @@ class Indexer:
         """Report chunks written of the file being indexed."""
         progress(
             SyncProgress(
-                done=done, total=total, current_file=name, chunks_done=chunks_done, chunks_total=chunks_total
+                done=done,
+                total=total,
+                current_file=name,
+                chunks_done=chunks_done,
+                chunks_total=chunks_total,
+                step="Embedding and writing chunks",
             )
         )
+
+    @staticmethod
+    def _step_progress(progress: Progress, done: int, total: int, name: str, step: str) -> None:
+        """Report the step the file being indexed is at."""
+        progress(SyncProgress(done=done, total=total, current_file=name, step=step))
 
     def _new_run(self, files: list[Path], generation: str | None) -> _Run:
         """Snapshot the catalog and the folder's file names for one pass."""
@@ -173,6 +203,7 @@ class Indexer:
         if previous is not None and self._is_current(previous, digest, run):
             run.claimed[previous.id] = name
             return [FileResult(file=name, status="unchanged", course_title=previous.title)]
+        run.on_step("Parsing")
         try:
             course = parse_bytes(data, name)
         except ParseError as exc:
@@ -207,7 +238,9 @@ class Indexer:
 
     def _index_course(self, course: Course, name: str, run: _Run) -> FileResult:
         """Chunk and write a parsed course, and claim it for its file."""
+        run.on_step("Splitting into chunks")
         chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
+        run.on_chunks(0, len(chunks))  # embedding the first batch takes a while: say so before it starts
         self.index.upsert_course(course, chunks, generation=run.generation or "", on_chunks=run.on_chunks)
         run.claimed[course.id] = name
         status: FileStatus = "updated" if course.id in run.catalog else "added"
