@@ -153,9 +153,11 @@ def test_theme_switch_from_the_menu(browser, live_server, tmp_path, javascript):
     light = body_colour(page)
     page.locator(".theme-menu summary").click()
     page.get_by_role("button", name="Dark").click()
+    if not javascript:  # the form posted, and the redirect brought the page back with the menu closed
+        page.wait_for_load_state()
+        page.locator(".theme-menu summary").click()
     expect(page.get_by_role("button", name="Dark")).to_have_attribute("aria-pressed", "true")
     page.wait_for_function(f"getComputedStyle(document.body).backgroundColor !== {light!r}")
-    assert body_colour(page) != light
     page.reload()  # the choice is kept
     assert body_colour(page) != light
     shot(page, tmp_path / "dark.png")
