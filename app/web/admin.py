@@ -23,7 +23,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from app.courses.parsing import SUPPORTED_EXTENSIONS
 from app.errors import AppError, NotFound, PayloadTooLarge, Unauthorized
 from app.extensions import limiter
-from app.search.jobs import SyncJobs
+from app.library.jobs import SyncJobs
 from app.search.models import SyncJob
 from app.services import services, settings
 from app.web.admin_session import sign_in, sign_out, signed_in

@@ -12,8 +12,9 @@ from app.config import Settings
 from app.courses.parsing import ParseError, parse_bytes
 from app.errors import AppError, NotFound
 from app.files import locked_folder, write_atomically
+from app.library.state import StatePaths
+from app.library.sync import Indexer
 from app.search.models import CourseRecord
-from app.search.sync import Indexer
 
 # "<UTC stamp>[-<n>]-<original name>": the stamp orders the entries, n keeps two removals apart.
 ENTRY = re.compile(r"^(\d{8}T\d{6}Z)(?:-\d+)?-(.+)$")
@@ -39,7 +40,7 @@ class Trash:
     @property
     def folder(self) -> Path:
         """instance/trash."""
-        return Path(self.settings.instance_path) / "trash"
+        return StatePaths.of(self.settings).trash
 
     def entries(self) -> list[TrashEntry]:
         """The files in the trash, newest first."""

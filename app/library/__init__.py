@@ -1,0 +1,1 @@
+"""The docs folder and the instance state around it: sync, background jobs, trash, uploads, state paths."""
