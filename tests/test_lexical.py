@@ -82,7 +82,7 @@ def test_a_word_that_meaning_alone_misses_is_found_first(both_rankings):
 def test_meaning_alone_reads_no_keywords(both_rankings):
     _, dense = both_rankings
     assert dense.search("knowledge cutoff")
-    assert dense.lexical._view.size == 0  # never consulted, so nothing was read for it
+    assert dense.searcher.lexical._view.size == 0  # never consulted, so nothing was read for it
 
 
 def test_course_and_lesson_filters_apply_to_keyword_hits(index):

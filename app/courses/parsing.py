@@ -1,6 +1,6 @@
 """Read course documents (TXT, PDF, DOCX) into a `Course` with numbered lessons.
 
-Text format (design §4)::
+Text format (README, "Course documents")::
 
     Course Title: <title>          (optional; else the title comes from the file name)
     Course Link: <url>             (optional)

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -21,6 +21,9 @@ from app.files import held_elsewhere, locked, write_atomically
 from app.library.state import StatePaths
 from app.memory import release_free_memory
 from app.search.models import FileResult, SyncJob, SyncProgress, SyncReport
+
+if TYPE_CHECKING:
+    from app.library.sync import Indexer
 
 # How much lower than the request threads a background sync runs (Unix niceness: 0 to 19).
 SYNC_NICENESS = 10
@@ -67,7 +70,7 @@ def _pid_alive(pid: int) -> bool:
 class SyncJobs:
     """Start a sync in a background thread unless one runs anywhere, and report its progress."""
 
-    def __init__(self, settings: Settings, indexer: Callable[[], Any]):
+    def __init__(self, settings: Settings, indexer: Callable[[], Indexer]):
         self.settings = settings
         self._indexer = indexer
         self._thread: threading.Thread | None = None

@@ -7,8 +7,6 @@ and one `CatalogCache`, whose `CatalogSnapshot` each search takes once and passe
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from app.config import Settings
 from app.courses.models import Chunk, Course
 from app.errors import LessonNotFound
@@ -18,7 +16,7 @@ from app.search.models import CourseRecord, Outline, Passage
 from app.search.resolver import CourseResolver
 from app.search.searcher import Searcher
 from app.search.store import CATALOG, CONTENT, ChromaStore
-from app.search.writer import IndexWriter
+from app.search.writer import IndexWriter, OnChunks
 
 
 def _lesson_list(numbers: list[int]) -> str:
@@ -102,11 +100,7 @@ class CourseIndex:
         return len(self.embedder.embed_query("dimension"))
 
     def upsert_course(
-        self,
-        course: Course,
-        chunks: list[Chunk],
-        generation: str = "",
-        on_chunks: Callable[[int, int], None] | None = None,
+        self, course: Course, chunks: list[Chunk], generation: str = "", on_chunks: OnChunks | None = None
     ) -> CourseRecord:
         """Write a course's new version beside the old, flip the catalog to it, then retire the old chunks."""
         return self.writer.upsert_course(course, chunks, generation, on_chunks)

@@ -27,6 +27,8 @@ from app.search.models import CourseRecord, LessonInfo
 from app.search.store import CATALOG, CONTENT, ChromaStore
 
 WRITE_BATCH = 64
+# Hears of each batch of a course's chunks written: (written, total).
+OnChunks = Callable[[int, int], None]
 # Chroma caps the ids of one get/update/delete; flags are set and chunks deleted in pieces of this size.
 ID_BATCH = 1000
 
@@ -74,11 +76,7 @@ class IndexWriter:
         return None
 
     def upsert_course(
-        self,
-        course: Course,
-        chunks: list[Chunk],
-        generation: str = "",
-        on_chunks: Callable[[int, int], None] | None = None,
+        self, course: Course, chunks: list[Chunk], generation: str = "", on_chunks: OnChunks | None = None
     ) -> CourseRecord:
         """Write a course's new version beside the old, flip the catalog to it, then retire the old chunks.
 
