@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,15 @@ def test_default_settings_keep_short_lessons_whole():
 def test_invalid_size_or_overlap_is_refused(size, overlap):
     with pytest.raises(ValueError, match="size"):
         chunk_course(course_with("Text."), size=size, overlap=overlap)
+
+
+def test_untimed_courses_chunk_exactly_as_before_sentence_times():
+    # Digest of the test courses' chunk ids and texts at three sizes, taken before captioned lessons
+    # existed: an untimed course must chunk byte for byte the same, or the eval figures would move.
+    digest = hashlib.sha256()
+    for path in LIBRARY:
+        for size, overlap in ((800, 100), (200, 50), (90, 30)):
+            for chunk in chunk_course(parse_file(path), size, overlap):
+                assert chunk.sentence_times is None
+                digest.update(f"{chunk.id}\x00{chunk.text}\x00".encode())
+    assert digest.hexdigest() == "46c0462719deefcfd3d14033f2e2546c987ead1b778689c584490b25f7b00fa8"

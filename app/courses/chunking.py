@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.courses.models import Chunk, Course, Lesson
+from app.courses.models import Chunk, Course, Lesson, SentenceTimes
 
 # Words that end with a period without ending a sentence. "etc." is left out: it usually ends one.
 _ABBREVIATION_WORDS = "e.g i.e cf vs al approx dr mr mrs ms prof sr jr st fig figs eq vol pp inc ltd"
@@ -23,6 +23,7 @@ class _Unit:
     text: str
     whole: bool
     opens_chunk: bool = False
+    start: float | None = None  # the second its sentence is said at, in a captioned lesson
 
 
 def split_sentences(text: str) -> list[str]:
@@ -102,16 +103,18 @@ def _split_long(sentence: str, size: int) -> list[str]:
     return pieces
 
 
-def _units(text: str, size: int) -> list[_Unit]:
-    """Sentences that fit, and word-split pieces of those that do not."""
+def _units(sentences: list[tuple[str, float | None]], size: int) -> list[_Unit]:
+    """Sentences that fit, and word-split pieces of those that do not, each with its sentence's time."""
     units: list[_Unit] = []
-    for sentence in split_sentences(text):
+    for sentence, start in sentences:
         if len(sentence) <= size:
-            units.append(_Unit(sentence, whole=True))
+            units.append(_Unit(sentence, whole=True, start=start))
         else:
             # An over-long sentence opens a chunk, so where it is cut does not depend on what came before.
             pieces = _split_long(sentence, size)
-            units.extend(_Unit(piece, whole=False, opens_chunk=n == 0) for n, piece in enumerate(pieces))
+            units.extend(
+                _Unit(piece, whole=False, opens_chunk=n == 0, start=start) for n, piece in enumerate(pieces)
+            )
     return units
 
 
@@ -131,12 +134,12 @@ def _overlap(previous: list[_Unit], following: _Unit, size: int, overlap: int) -
     return carried
 
 
-def pack_lesson(text: str, size: int, overlap: int) -> list[str]:
-    """Pack a lesson's sentences into chunk texts of at most `size` chars with whole-sentence overlap."""
+def _pack(units: list[_Unit], size: int, overlap: int) -> list[list[_Unit]]:
+    """Pack units into chunks of at most `size` chars, each starting with whole-sentence overlap."""
     chunks: list[tuple[list[_Unit], int]] = []  # units, and how many of them are carried overlap
     current: list[_Unit] = []
     carried = 0
-    for unit in _units(text, size):
+    for unit in units:
         if current and (unit.opens_chunk or _length([*current, unit]) > size):
             chunks.append((current, carried))
             current = _overlap(current, unit, size, overlap)
@@ -144,15 +147,49 @@ def pack_lesson(text: str, size: int, overlap: int) -> list[str]:
         current.append(unit)
     if current:
         chunks.append((current, carried))
-    texts: list[str] = []
-    for units, carried in chunks:
-        text = " ".join(unit.text for unit in units)
-        if texts and carried and text in texts[-1]:
+    packed: list[list[_Unit]] = []
+    for units_, carried in chunks:
+        if packed and carried and _joined(units_) in _joined(packed[-1]):
             # Repeated sentences ("Yes. Yes.") can make overlap plus new text equal the chunk before;
             # drop the overlap so the chunk is only its new sentences.
-            text = " ".join(unit.text for unit in units[carried:])
-        texts.append(text)
-    return texts
+            units_ = units_[carried:]
+        packed.append(units_)
+    return packed
+
+
+def _joined(units: list[_Unit]) -> str:
+    """A chunk's text: its units joined by single spaces."""
+    return " ".join(unit.text for unit in units)
+
+
+def pack_lesson(text: str, size: int, overlap: int) -> list[str]:
+    """Pack a lesson's sentences into chunk texts of at most `size` chars with whole-sentence overlap."""
+    units = _units([(sentence, None) for sentence in split_sentences(text)], size)
+    return [_joined(chunk) for chunk in _pack(units, size, overlap)]
+
+
+def _timed_sentences(lesson: Lesson) -> list[tuple[str, float | None]]:
+    """A captioned lesson's sentences, cut from its text at the recorded offsets, with their times."""
+    times = lesson.sentence_times or ()
+    ends = [offset for offset, _ in times[1:]] + [len(lesson.text)]
+    return [
+        (lesson.text[offset:end].strip(), start) for (offset, start), end in zip(times, ends, strict=True)
+    ]
+
+
+def _timed_chunks(lesson: Lesson, size: int, overlap: int) -> list[tuple[str, SentenceTimes]]:
+    """Pack a captioned lesson; each chunk text comes with the offset and time of each of its sentences."""
+    chunks: list[tuple[str, SentenceTimes]] = []
+    for units in _pack(_units(_timed_sentences(lesson), size), size, overlap):
+        times: list[tuple[int, float]] = []
+        offset = 0
+        for unit in units:
+            # One time per sentence: the pieces of a cut sentence share the time of its first piece.
+            if unit.start is not None and (unit.whole or unit.opens_chunk or not times):
+                times.append((offset, unit.start))
+            offset += len(unit.text) + 1
+        chunks.append((_joined(units), tuple(times)))
+    return chunks
 
 
 def lesson_context(course: Course, lesson: Lesson) -> str:
@@ -167,7 +204,11 @@ def chunk_course(course: Course, size: int = 800, overlap: int = 100) -> list[Ch
     chunks: list[Chunk] = []
     for lesson in course.lessons:
         context = lesson_context(course, lesson)
-        for index, text in enumerate(pack_lesson(lesson.text, size, overlap)):
+        if lesson.sentence_times:
+            packed = [(text, times or None) for text, times in _timed_chunks(lesson, size, overlap)]
+        else:
+            packed = [(text, None) for text in pack_lesson(lesson.text, size, overlap)]
+        for index, (text, times) in enumerate(packed):
             chunks.append(
                 Chunk(
                     course_id=course.id,
@@ -178,6 +219,7 @@ def chunk_course(course: Course, size: int = 800, overlap: int = 100) -> list[Ch
                     index=index,
                     text=text,
                     context=context,
+                    sentence_times=times,
                 )
             )
     return chunks

@@ -7,6 +7,11 @@ import unicodedata
 
 from pydantic import BaseModel, Field
 
+from app.courses.timecodes import time_of
+
+# (character offset in the text, second in the video) for each sentence of a timed text, in order.
+SentenceTimes = tuple[tuple[int, float], ...]
+
 
 def slugify(text: str) -> str:
     """Make a stable, URL-safe id from a title ("RAG in Practice" -> "rag-in-practice")."""
@@ -16,12 +21,15 @@ def slugify(text: str) -> str:
 
 
 class Lesson(BaseModel):
-    """One numbered lesson: its title, optional link and body text."""
+    """One numbered lesson: its title, optional link and body text; a captioned one has its times too."""
 
     number: int
     title: str
     link: str | None = None
     text: str = ""
+    # Set only for a lesson read from captions: where each sentence starts in `text`, and when it is said.
+    sentence_times: SentenceTimes | None = None
+    duration: float | None = None
 
 
 class Course(BaseModel):
@@ -39,6 +47,11 @@ class Course(BaseModel):
         """The course id: a slug of the title."""
         return slugify(self.title)
 
+    @property
+    def captioned(self) -> bool:
+        """Whether the course was read from caption files (its lessons carry sentence times)."""
+        return any(lesson.sentence_times for lesson in self.lessons)
+
 
 class Chunk(BaseModel):
     """A piece of a lesson: display text plus the context prefix it is embedded with."""
@@ -51,11 +64,21 @@ class Chunk(BaseModel):
     index: int
     text: str
     context: str
+    # For a captioned lesson: (offset in `text`, second in the video) of each of the chunk's sentences.
+    sentence_times: SentenceTimes | None = None
 
     @property
     def id(self) -> str:
         """`<course id>:<lesson>:<chunk index>`, stable across re-indexing."""
         return f"{self.course_id}:{self.lesson_number}:{self.index}"
+
+    def start_seconds(self, quote: str | None = None) -> float | None:
+        """The second at which `quote` (or, without one, the chunk) starts being said; None if untimed."""
+        if not self.sentence_times:
+            return None
+        if quote is None:
+            return self.sentence_times[0][1]
+        return time_of(self.text, self.sentence_times, quote)
 
     @property
     def embedding_text(self) -> str:

@@ -1,4 +1,4 @@
-"""Read course documents (TXT, PDF, DOCX) into a `Course` with numbered lessons.
+"""Read course documents (TXT, PDF, DOCX; captions via `app.courses.caption_course`) into a `Course`.
 
 Text format (README, "Course documents")::
 
@@ -40,7 +40,8 @@ from pathlib import Path
 from app.courses.models import Course, Lesson
 from app.errors import AppError
 
-SUPPORTED_EXTENSIONS = (".txt", ".pdf", ".docx")
+SUPPORTED_EXTENSIONS = (".txt", ".pdf", ".docx", ".vtt", ".srt", ".zip")
+CAPTION_EXTENSIONS = (".vtt", ".srt", ".zip")
 
 _MARKER = re.compile(r"^lesson\s+(\d+)\s*:\s*(.*)$", re.IGNORECASE)
 _LESSON_LINK = re.compile(r"^lesson\s+link\s*:\s*(.*)$", re.IGNORECASE)
@@ -108,8 +109,12 @@ def content_hash(data: bytes) -> str:
 
 
 def parse_file(path: Path) -> Course:
-    """Read and parse one course file."""
+    """Read and parse one course file, or a captioned course's folder."""
     path = Path(path)
+    if path.is_dir():
+        from app.courses.caption_course import parse_caption_course  # it imports this module
+
+        return parse_caption_course(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -124,6 +129,10 @@ def parse_bytes(data: bytes, filename: str) -> Course:
     if extension not in SUPPORTED_EXTENSIONS:
         supported = ", ".join(SUPPORTED_EXTENSIONS)
         raise ParseError(name, f"unsupported file type '{extension or name}' (supported: {supported})")
+    if extension in CAPTION_EXTENSIONS:
+        from app.courses.caption_course import parse_caption_bytes  # it imports this module
+
+        return parse_caption_bytes(data, name)
     if not data.strip():
         raise ParseError(name, "the file is empty")
     if extension == ".pdf":
@@ -131,7 +140,7 @@ def parse_bytes(data: bytes, filename: str) -> Course:
     elif extension == ".docx":
         text = _docx_text(data, name)
     else:
-        text = _txt_text(data, name)
+        text = decode_text(data, name)
     course = parse_text(text, name)
     course.content_hash = content_hash(data)
     return course
@@ -144,7 +153,7 @@ def parse_text(text: str, filename: str) -> Course:
     if not any(line.strip() for line in lines):
         raise ParseError(name, "the file is empty")
     header, body_start = _read_header(lines)
-    title = header.get("title") or _title_from_filename(name)
+    title = header.get("title") or title_from_filename(name)
     intro, sections = _split_lessons(lines, body_start, name)
     lessons = _build_lessons(intro, sections, lines)
     if not any(lesson.text for lesson in lessons):
@@ -179,7 +188,7 @@ def _read_header(lines: list[str]) -> tuple[dict[str, str], int]:
     return header, index
 
 
-def _title_from_filename(name: str) -> str:
+def title_from_filename(name: str) -> str:
     """Turn "intro_to_sql.txt" into "Intro To Sql", keeping words that are already capitalised."""
     words = re.split(r"[\s_\-.]+", Path(name).stem)
     return " ".join(word[:1].upper() + word[1:] for word in words if word) or "Untitled Course"
@@ -288,7 +297,7 @@ def _sniff(data: bytes) -> str | None:
     return next((label for magic, label in _SIGNATURES if data.startswith(magic)), None)
 
 
-def _txt_text(data: bytes, name: str) -> str:
+def decode_text(data: bytes, name: str) -> str:
     """Decode a text file strictly: UTF-8 (a BOM is fine), no NUL bytes, not a known binary format."""
     kind = _sniff(data)
     if kind:

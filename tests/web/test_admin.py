@@ -102,7 +102,7 @@ def test_right_password_signs_in_and_shows_the_page(admin):
     for title in ("Retrieval-Augmented Generation in Practice", "Vector Databases from Scratch"):
         assert title in html
     assert "embedded folder" in html
-    assert 'accept=".txt,.pdf,.docx"' in html and "multiple" in html
+    assert 'accept=".txt,.pdf,.docx,.vtt,.srt,.zip"' in html and "multiple" in html
     assert "Sync with docs" in html and "Rebuild index" in html and "Remove" in html
     cookie = response.headers["Set-Cookie"]
     assert "Expires=" in cookie and "HttpOnly" in cookie
