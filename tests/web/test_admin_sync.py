@@ -244,10 +244,10 @@ def test_a_job_whose_process_died_is_reported_interrupted_and_a_new_one_starts(a
 KILLABLE_SYNC = """
 import threading
 from app import create_app
-from app.search.index import CourseIndex
+from app.search.writer import IndexWriter
 
 flips = []
-original = CourseIndex._flip_catalog
+original = IndexWriter._flip_catalog
 
 def flip(self, course, version, chunk_count):
     # Stop for good between writing the second course's new chunks and making them live: the worst moment.
@@ -257,7 +257,7 @@ def flip(self, course, version, chunk_count):
         threading.Event().wait()
     return original(self, course, version, chunk_count)
 
-CourseIndex._flip_catalog = flip
+IndexWriter._flip_catalog = flip
 jobs = create_app().extensions["services"].jobs
 print("STARTED", jobs.start().id, flush=True)
 jobs.wait()
