@@ -49,12 +49,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _register_blueprints(app: Flask) -> None:
-    """Attach the chat, API and admin blueprints, the error handler and security headers."""
-    from app.web import admin, api, chat, errors, observability, security
+    """Attach the blueprints, the template helpers, the error handler and the security headers."""
+    from app.web import admin, api, chat, errors, observability, security, templating
 
     app.register_blueprint(chat.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(admin.bp)
+    templating.register(app)
     errors.register(app)
     security.register(app)
     observability.register(app)

@@ -56,11 +56,31 @@ class ModelUnavailable(ServiceUnavailable):
     title = "The assistant is unavailable"
 
 
-class SyncBusy(AppError):
-    """Another process holds the index's writer lock."""
+class Conflict(AppError):
+    """The request clashes with the current state (a name already taken, a token already used)."""
 
     status = 409
+    title = "That clashes with what is already there"
+
+
+class SyncBusy(Conflict):
+    """Another process holds the index's writer lock."""
+
     title = "A sync is already running"
+
+
+class Unprocessable(AppError):
+    """The request is well-formed, but what it carries cannot be used (e.g. a file that does not parse)."""
+
+    status = 422
+    title = "That could not be used"
+
+
+class InsufficientStorage(AppError):
+    """The server has no room to store what was sent (the disk is full)."""
+
+    status = 507
+    title = "Out of storage space"
 
 
 class Unauthorized(AppError):

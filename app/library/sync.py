@@ -15,7 +15,7 @@ from app.config import Settings
 from app.courses.chunking import chunk_course
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
-from app.errors import AppError, SyncBusy
+from app.errors import Conflict, SyncBusy
 from app.files import locked
 from app.library.state import StatePaths
 from app.search.index import CourseIndex
@@ -246,10 +246,9 @@ class Indexer:
         """Refuse (409) a course whose title another file in the folder holds; the same file is an update."""
         holder = self._title_holder(course)
         if holder is not None:
-            raise AppError(
+            raise Conflict(
                 f"'{course.title}' is already the course in {holder}",
                 detail=f"Remove or replace {holder} to change that course.",
-                status=409,
             )
 
     def _title_holder(self, course: Course) -> str | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app.config import Settings
 from app.courses.parsing import ParseError, parse_bytes
-from app.errors import AppError, NotFound
+from app.errors import Conflict, NotFound, Unprocessable
 from app.files import locked_folder, write_atomically
 from app.library.state import StatePaths
 from app.library.sync import Indexer
@@ -78,12 +78,12 @@ class Trash:
         # The folder lock is the one uploads take, so an upload of the same name or title cannot slip in.
         with self.indexer.writer_lock(wait=False), locked_folder(target.parent):
             if target.exists():
-                raise AppError(f"{target.name} is already in the docs folder; remove it first.", status=409)
+                raise Conflict(f"{target.name} is already in the docs folder; remove it first.")
             data = path.read_bytes()
             try:
                 course = parse_bytes(data, target.name)
             except ParseError as exc:
-                raise AppError(f"Cannot restore: {exc.message}", status=422) from exc
+                raise Unprocessable(f"Cannot restore: {exc.message}") from exc
             self.indexer.check_upload(course)
             write_atomically(target, data)
             path.unlink()

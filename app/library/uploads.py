@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.courses.models import Course
-from app.errors import AppError
+from app.errors import AppError, InsufficientStorage
 from app.files import locked_folder, stage_file
 
 
@@ -109,10 +109,11 @@ def _write_all(accepted: list[Accepted], docs_dir: Path) -> None:
     except OSError as exc:
         _undo(staged, moved)
         reason = exc.strerror or type(exc).__name__
-        raise AppError(
-            f"The upload could not be saved ({reason}); no file was changed. Free some space or try again.",
-            status=507 if exc.errno == errno.ENOSPC else 500,
-        ) from exc
+        message = (
+            f"The upload could not be saved ({reason}); no file was changed. Free some space or try again."
+        )
+        error = InsufficientStorage if exc.errno == errno.ENOSPC else AppError
+        raise error(message) from exc
     for _, backup in moved:
         if backup is not None:
             backup.unlink(missing_ok=True)

@@ -52,20 +52,26 @@ def describe(error: Exception) -> tuple[int, str, str, str]:
     return 500, title, message, message
 
 
+def public_error(error: Exception, where: str) -> tuple[int, str, str, str]:
+    """`describe(error)` as a client may see it: a 5xx is logged `where` it happened, its detail withheld."""
+    status, title, message, detail = describe(error)
+    if status >= 500:
+        if isinstance(error, AppError):
+            current_app.logger.warning("%s %s: %s", status, where, detail)
+        else:
+            current_app.logger.error("Unhandled error %s", where, exc_info=error)
+        # A 5xx detail names files, hosts and library errors: the log keeps it, clients get the message.
+        detail = message
+    return status, title, message, detail
+
+
 def handle_error(error: Exception):
     """Render `error` for whoever asked: JSON, a fragment (status 200 for htmx) or a page."""
     if isinstance(error, HTTPException) and (error.code is None or error.code < 400):
         return error  # routing redirects travel as HTTPExceptions; let them through
     if current_app.debug and not isinstance(error, AppError | HTTPException):
         raise error  # in debug mode the Werkzeug debugger shows the traceback
-    status, title, message, detail = describe(error)
-    if status >= 500:
-        if isinstance(error, AppError):
-            current_app.logger.warning("%s on %s %s: %s", status, request.method, request.path, detail)
-        else:
-            current_app.logger.exception("Unhandled error on %s %s", request.method, request.path)
-        # A 5xx detail names files, hosts and library errors: the log keeps it, clients get the message.
-        detail = message
+    status, title, message, detail = public_error(error, f"on {request.method} {request.path}")
     if wants_json():
         response = jsonify(error=message, detail=detail)
         response.status_code = status

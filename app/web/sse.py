@@ -1,11 +1,59 @@
-"""Server-Sent Events: framing messages and the response that carries them."""
+"""Server-Sent Events: framing messages, the response that carries them, and answers as SSE.
+
+The chat and the JSON API stream an answer alike: one loop here walks the answer events and a face
+(`AnswerFace`) says what each event becomes for its clients.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from flask import Response, stream_with_context
+
+from app.assistant.models import Answer, AnswerEvent, DoneEvent, StatusEvent, TextEvent
+
+
+class AnswerFace(Protocol):
+    """What one face (chat page, JSON API) sends for each event of a streamed answer."""
+
+    def status(self, text: str) -> Iterator[str]:
+        """Messages for a status line (e.g. "Searching the course materials…")."""
+        ...
+
+    def text(self, piece: str) -> Iterator[str]:
+        """Messages for the next piece of the answer's text."""
+        ...
+
+    def done(self, answer: Answer) -> str:
+        """The last message, for the finished answer."""
+        ...
+
+    def failed(self, error: Exception) -> str:
+        """The last message when answering failed: the headers are sent, so the error travels as data."""
+        ...
+
+
+def answer_messages(events: Iterator[AnswerEvent], face: AnswerFace) -> Iterator[str]:
+    """SSE messages for one answer: status and text as they come, then exactly one last message.
+
+    When the client goes away the server closes this generator (GeneratorExit at a yield); the `finally`
+    then closes the answerer's stream, which stops the model call.
+    """
+    try:
+        for event in events:
+            if isinstance(event, StatusEvent):
+                yield from face.status(event.text)
+            elif isinstance(event, TextEvent):
+                yield from face.text(event.text)
+            elif isinstance(event, DoneEvent):
+                yield face.done(event.answer)
+                return
+        raise RuntimeError("the answerer ended without an answer")
+    except Exception as exc:  # the stream has sent its headers: the error travels as the last message
+        yield face.failed(exc)
+    finally:
+        close_events(events)
 
 
 def sse_message(event: str, data: str) -> str:

@@ -340,6 +340,6 @@ def test_the_progress_fragment_moves_with_the_chunks_of_a_large_file(admin):
         pid=1,
     )
     with admin.app.test_request_context("/admin/sync/status"):
-        html = flask.render_template("_sync_progress.html", job=job)
+        html = flask.render_template("admin/_sync_progress.html", job=job)
     assert 'value="1.25"' in html and 'max="4"' in html
     assert 'Working on <code>huge.pdf</code>: <span class="sync-chunks">96 of 384 chunks</span>' in html

@@ -1,4 +1,4 @@
-"""The JSON API and health checks: shapes of design §9 and every error as {error, detail}."""
+"""The JSON API and health checks: the shapes in ARCHITECTURE.md ("Web"), every error as {error, detail}."""
 
 from __future__ import annotations
 
@@ -69,9 +69,9 @@ def test_a_session_id_keeps_only_the_last_exchanges_however_long_the_conversatio
         token = claude_client.post("/api/query", json=body).get_json()["session_id"]
         sizes.append(len(token))
     with claude_client.application.app_context():
-        from app.web.api import _load_session
+        from app.web.api.answers import load_session
 
-        kept = _load_session(token)
+        kept = load_session(token)
     assert [exchange.question for exchange in kept] == ["Question 5?", "Question 6?"]  # MAX_HISTORY is 2
     assert sizes[-1] < sizes[2] * 1.2  # a bounded token: it stops growing once the window is full
 

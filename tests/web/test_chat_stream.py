@@ -8,7 +8,7 @@ from pathlib import Path
 
 from app.assistant.models import Answer, DoneEvent, StatusEvent, TextEvent
 from app.errors import ModelUnavailable
-from app.web import stream_tokens
+from app.web.chat import tokens as stream_tokens
 from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
 from tests.web.support import (
     HX,

@@ -8,8 +8,9 @@ import string
 
 from app.assistant.citations import MARKER, search_result_block
 from app.assistant.models import Exchange, Source
-from app.web.history import COOKIE_BUDGET, History, cookie_size, load_history, save_history
+from app.web.chat.history import History, load_history, save_history
 from app.web.markdown import render_answer, source_anchor
+from app.web.session import COOKIE_BUDGET, cookie_size
 from tests.web.support import SEARCH_TOOL, ask_streamed
 
 RAG = "Retrieval-Augmented Generation in Practice"

@@ -10,16 +10,9 @@ import pytest
 from flask.sessions import SecureCookieSessionInterface
 
 from app.assistant.models import Exchange, Source
-from app.web.history import (
-    COOKIE_BUDGET,
-    SESSION_KEY,
-    History,
-    cookie_size,
-    decode_exchanges,
-    encode_exchanges,
-    load_history,
-    save_history,
-)
+from app.web.chat.history import History, load_history, save_history
+from app.web.exchanges import decode_exchanges, encode_exchanges
+from app.web.session import COOKIE_BUDGET, HISTORY_KEY, cookie_size
 from tests.web.support import HX, ask_streamed, set_cookie_sizes, user_turns
 
 
@@ -133,7 +126,7 @@ def test_cookie_signed_with_another_key_is_ignored(app, client):
     other = app.__class__(__name__)
     other.secret_key = "another-key"
     stored = [1, [["Planted question?", "Planted answer.", []]], False]
-    value = SecureCookieSessionInterface().get_signing_serializer(other).dumps({SESSION_KEY: stored})
+    value = SecureCookieSessionInterface().get_signing_serializer(other).dumps({HISTORY_KEY: stored})
     client.set_cookie("session", value)
     html = client.get("/").get_data(as_text=True)
     assert "Planted question?" not in html
@@ -150,7 +143,7 @@ def test_cookie_signed_with_another_key_is_ignored(app, client):
 )
 def test_old_or_broken_history_is_a_fresh_conversation(client, stored):
     with client.session_transaction() as session:
-        session[SESSION_KEY] = stored
+        session[HISTORY_KEY] = stored
     response = client.get("/")
     assert response.status_code == 200
     assert "Old question?" not in response.get_data(as_text=True)
@@ -159,7 +152,7 @@ def test_old_or_broken_history_is_a_fresh_conversation(client, stored):
 
 def test_valid_history_cookie_is_shown(client):
     with client.session_transaction() as session:
-        session[SESSION_KEY] = [1, [["Earlier question?", "Earlier *answer*.", []]], False]
+        session[HISTORY_KEY] = [1, [["Earlier question?", "Earlier *answer*.", []]], False]
     html = client.get("/").get_data(as_text=True)
     assert "Earlier question?" in html and "<em>answer</em>" in html
 

@@ -13,7 +13,8 @@ from flask import current_app, session
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from app.assistant.models import Exchange
-from app.web.history import decode_exchanges, encode_exchanges
+from app.web.exchanges import decode_exchanges, encode_exchanges
+from app.web.session import TURN_KEY
 
 ASK_SALT = "chat-ask-stream"
 COMMIT_SALT = "chat-commit"
@@ -21,7 +22,6 @@ COMMIT_SALT = "chat-commit"
 ASK_MAX_AGE = 120
 # The commit follows the end of the stream at once; the margin covers a slow network, not a later visit.
 COMMIT_MAX_AGE = 300
-TURN_KEY = "chat_turn"
 
 
 class TokenRefused(Exception):

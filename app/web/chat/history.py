@@ -6,28 +6,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from flask import current_app, session
+from flask import session
 from pydantic import TypeAdapter, ValidationError
-from werkzeug.http import dump_cookie
 
 from app.assistant.citations import strip_markers
-from app.assistant.models import Exchange, Source
-from app.rules import STORED_SNIPPET_CHARS, recent, snippet
+from app.assistant.models import Exchange
+from app.rules import recent
+from app.web.exchanges import decode_exchanges, encode_exchanges
+from app.web.session import HISTORY_KEY, fits
 
-SESSION_KEY = "chat"
 FORMAT_VERSION = 1
-# Browsers drop cookies over 4,096 bytes; stay clearly below, measured on the whole Set-Cookie value.
-COOKIE_BUDGET = 4000
 # Below this, shortening an answer or a question further is pointless: the exchange goes instead.
 MIN_TEXT_CHARS = 120
 ELLIPSIS = " …"
 _PARTIAL_MARKER = re.compile(r"\[(?:\^\d*)?$")
 
-# Compact, positional forms: [label, course, lesson, lesson title, course link, lesson link, snippet].
-_StoredSource = tuple[str, str, int | None, str | None, str | None, str | None, str]
-_StoredExchange = tuple[str, str, list[_StoredSource]]
-_exchanges_adapter = TypeAdapter(list[_StoredExchange])
-_session_adapter = TypeAdapter(tuple[Literal[1], list[_StoredExchange], bool])  # 1 is FORMAT_VERSION
+_session_adapter = TypeAdapter(tuple[Literal[1], list[Any], bool])  # 1 is FORMAT_VERSION
 
 
 @dataclass
@@ -50,67 +44,14 @@ class History:
         return History(exchanges[-keep:], trimmed)
 
 
-def encode_exchanges(exchanges: list[Exchange]) -> list[list[Any]]:
-    """The compact, JSON-ready form of exchanges (lists, since the session serializer tags tuples)."""
-    return [
-        [
-            exchange.question,
-            exchange.answer,
-            [
-                [
-                    s.label,
-                    s.course_title,
-                    s.lesson_number,
-                    s.lesson_title,
-                    s.course_link,
-                    s.lesson_link,
-                    snippet(s.snippet, STORED_SNIPPET_CHARS),
-                ]
-                for s in exchange.sources
-            ],
-        ]
-        for exchange in exchanges
-    ]
-
-
-def decode_exchanges(data: Any) -> list[Exchange]:
-    """Exchanges from their compact form; raises ValueError when the structure is not ours."""
-    try:
-        stored = _exchanges_adapter.validate_python(data)
-    except ValidationError as exc:
-        raise ValueError("not a stored conversation") from exc
-    return [_exchange(item) for item in stored]
-
-
-def _exchange(item: _StoredExchange) -> Exchange:
-    """One Exchange from its stored tuple."""
-    question, answer, sources = item
-    return Exchange(
-        question=question,
-        answer=answer,
-        sources=[
-            Source(
-                label=label,
-                course_title=course,
-                lesson_number=number,
-                lesson_title=title,
-                course_link=course_link,
-                lesson_link=lesson_link,
-                snippet=snippet,
-            )
-            for label, course, number, title, course_link, lesson_link, snippet in sources
-        ],
-    )
-
-
 def load_history() -> History:
     """The history from the session; anything unreadable (old format, tampered data) is a fresh start."""
     # Flask already drops a cookie signed with another key or forged; this guards the structure inside.
     try:
-        version, exchanges, trimmed = _session_adapter.validate_python(session.get(SESSION_KEY))
-    except ValidationError:
+        version, exchanges, trimmed = _session_adapter.validate_python(session.get(HISTORY_KEY))
+        return History(decode_exchanges(exchanges), trimmed)
+    except (ValidationError, ValueError):
         return History()
-    return History([_exchange(item) for item in exchanges], trimmed)
 
 
 def save_history(history: History) -> History:
@@ -119,12 +60,12 @@ def save_history(history: History) -> History:
     trimmed = history.trimmed
     session.permanent = True
     while True:
-        session[SESSION_KEY] = [FORMAT_VERSION, encode_exchanges(exchanges), trimmed]
-        if cookie_size() < COOKIE_BUDGET:
+        session[HISTORY_KEY] = [FORMAT_VERSION, encode_exchanges(exchanges), trimmed]
+        if fits():
             return History(exchanges, trimmed)
         if not _shrink(exchanges):
             # Other session data fills the cookie; keep the history out rather than lose the whole cookie.
-            session.pop(SESSION_KEY, None)
+            session.pop(HISTORY_KEY, None)
             return History([], True)
         # Shortening the only exchange drops no earlier turn; the note speaks of earlier turns only.
         trimmed = trimmed or len(exchanges) < len(history.exchanges)
@@ -132,7 +73,7 @@ def save_history(history: History) -> History:
 
 def clear_history() -> None:
     """Forget the conversation."""
-    session.pop(SESSION_KEY, None)
+    session.pop(HISTORY_KEY, None)
 
 
 def _shrink(exchanges: list[Exchange]) -> bool:
@@ -173,23 +114,3 @@ def _shorten(text: str) -> str:
     # A citation marker cut in half would show as stray brackets.
     cut = _PARTIAL_MARKER.sub("", cut)
     return cut.rstrip() + ELLIPSIS
-
-
-def cookie_size() -> int:
-    """The byte length of the Set-Cookie value the current session would produce."""
-    app = current_app._get_current_object()  # type: ignore[attr-defined]  # the proxy's real app
-    interface = app.session_interface
-    value = interface.get_signing_serializer(app).dumps(dict(session))
-    header = dump_cookie(
-        interface.get_cookie_name(app),
-        value,
-        expires=interface.get_expiration_time(app, session),
-        path=interface.get_cookie_path(app),
-        domain=interface.get_cookie_domain(app),
-        secure=interface.get_cookie_secure(app),
-        httponly=interface.get_cookie_httponly(app),
-        samesite=interface.get_cookie_samesite(app),
-        partitioned=interface.get_cookie_partitioned(app),
-        max_size=0,  # measuring oversized candidates is the point; no warning for them
-    )
-    return len(header.encode("latin-1"))

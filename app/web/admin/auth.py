@@ -19,11 +19,9 @@ from flask import current_app, session
 from app.config import shared_token
 from app.files import write_atomically
 from app.services import settings
+from app.web.session import ADMIN_KEY, CSRF_KEY
 
-SESSION_KEY = "admin"
 GENERATION_FILE = "admin_session_generation"
-# Flask-WTF keeps the raw CSRF token under this session key; dropping it makes the next form get a new one.
-CSRF_SESSION_KEY = "csrf_token"
 
 
 def _generation_file() -> Path:
@@ -41,14 +39,14 @@ def _proof() -> str:
 
 def sign_in() -> None:
     """Mark the session signed in until ADMIN_SESSION_HOURS from now, with a fresh CSRF token."""
-    session.pop(CSRF_SESSION_KEY, None)  # a token seen before signing in is not one after it
-    session[SESSION_KEY] = {"until": time.time() + settings().admin_session_hours * 3600, "proof": _proof()}
+    session.pop(CSRF_KEY, None)  # a token seen before signing in is not one after it
+    session[ADMIN_KEY] = {"until": time.time() + settings().admin_session_hours * 3600, "proof": _proof()}
     session.permanent = True
 
 
 def signed_in() -> bool:
     """True when the session carries an unexpired sign-in for the current password and generation."""
-    state = session.get(SESSION_KEY)
+    state = session.get(ADMIN_KEY)
     if not isinstance(state, dict):
         return False
     until, proof = state.get("until"), state.get("proof")
@@ -59,7 +57,7 @@ def signed_in() -> bool:
 
 def sign_out(everywhere: bool = True) -> None:
     """Drop this session's sign-in; with `everywhere`, end every other copy and session too."""
-    session.pop(SESSION_KEY, None)
-    session.pop(CSRF_SESSION_KEY, None)
+    session.pop(ADMIN_KEY, None)
+    session.pop(CSRF_KEY, None)
     if everywhere:
         write_atomically(_generation_file(), secrets.token_hex(16))

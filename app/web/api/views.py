@@ -1,0 +1,90 @@
+"""The JSON API's routes (query, courses, search) and the health checks; no cookies, so no CSRF."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+
+from app.assistant.service import final_answer
+from app.errors import AppError, BadRequest, ServiceUnavailable
+from app.extensions import ask_limit, csrf
+from app.links import safe_url
+from app.rules import MAX_PASSAGES
+from app.search.serialize import results_json
+from app.services import services
+from app.web.api.answers import ApiAnswer, load_session, query_result
+from app.web.api.params import int_arg, json_object, required_text
+from app.web.sse import answer_messages, sse_response
+
+bp = Blueprint("api", __name__)
+csrf.exempt(bp)
+
+
+@bp.post("/api/query")
+@ask_limit
+def query():
+    """Answer `query`, continuing the conversation carried by `session_id`; `stream: true` answers as SSE."""
+    body = json_object()
+    question = required_text(body.get("query"), "query")
+    history = load_session(body.get("session_id"))
+    stream = body.get("stream", False)
+    if not isinstance(stream, bool):
+        raise BadRequest("Bad stream.", detail="'stream' must be true or false.")
+    # The assistant keeps the last MAX_HISTORY; a bad question is refused here, before any stream starts.
+    events = services().assistant.stream(question, history)
+    if stream:
+        return sse_response(answer_messages(events, ApiAnswer(question, history)))
+    return jsonify(query_result(final_answer(events), question, history))
+
+
+@bp.get("/api/courses")
+def courses():
+    """Every indexed course with its lessons."""
+    records = services().index.courses()
+    return jsonify(
+        total_courses=len(records),
+        course_titles=[record.title for record in records],
+        courses=[
+            {
+                "title": record.title,
+                "link": safe_url(record.link),
+                "instructor": record.instructor,
+                "lessons": [
+                    {**lesson.model_dump(), "link": safe_url(lesson.link)} for lesson in record.lessons
+                ],
+            }
+            for record in records
+        ],
+    )
+
+
+@bp.get("/api/search")
+def search():
+    """Passages matching `q`, optionally within a course and lesson, at most `k`."""
+    text = required_text(request.args.get("q"), "q")
+    course = request.args.get("course", "").strip() or None
+    lesson = int_arg("lesson", minimum=0)
+    k = int_arg("k", minimum=1, maximum=MAX_PASSAGES)
+    passages = services().index.search(text, course=course, lesson=lesson, k=k)
+    return jsonify(results_json(passages))
+
+
+@bp.get("/healthz")
+def healthz():
+    """The process is up."""
+    return jsonify(status="ok")
+
+
+@bp.get("/readyz")
+def readyz():
+    """The model is loaded and the index answers; 503 (and warming up in the background) until then."""
+    if not services().warm:
+        services().start_warm_up()
+        raise ServiceUnavailable("The assistant is warming up (loading the embedding model).")
+    try:
+        count = services().index.ping()
+    except AppError:
+        raise
+    except Exception as exc:  # a backend failing in a way the index did not foresee is still "not ready"
+        current_app.logger.warning("readyz: index not ready: %s", exc)
+        raise ServiceUnavailable("The course index is not answering.", detail=type(exc).__name__) from exc
+    return jsonify(status="ready", courses=count)

@@ -1,0 +1,53 @@
+"""What every template gets: the Jinja filters and the visitor's theme."""
+
+from __future__ import annotations
+
+from flask import Flask, session
+from markupsafe import Markup
+
+from app.assistant.models import Exchange
+from app.links import safe_url
+from app.web.markdown import render_answer, render_markdown, source_anchor
+from app.web.session import THEME_KEY
+
+THEMES = ("auto", "light", "dark")
+
+
+def register(app: Flask) -> None:
+    """Install the filters and the theme context on `app`."""
+    app.add_template_filter(markdown_filter, "markdown")
+    app.add_template_filter(answer_html_filter, "answer_html")
+    app.add_template_filter(source_anchor_filter, "source_anchor")
+    app.add_template_filter(safe_url_filter, "safe_url")
+    app.context_processor(inject_theme)
+
+
+def markdown_filter(text: str) -> Markup:
+    """Jinja filter: markdown to sanitized HTML."""
+    return render_markdown(text)
+
+
+def answer_html_filter(exchange: Exchange) -> Markup:
+    """Jinja filter: an exchange's answer as sanitized HTML, its citation markers linked to its sources."""
+    return render_answer(exchange.answer, exchange.sources)
+
+
+def source_anchor_filter(exchange: Exchange, number: int) -> str:
+    """Jinja filter: the page id of an exchange's `number`-th source, where its markers link."""
+    return source_anchor(exchange.answer, number)
+
+
+def safe_url_filter(url: str | None) -> str | None:
+    """Jinja filter: the URL if it is a plain http(s) link, else None."""
+    return safe_url(url)
+
+
+def current_theme() -> str:
+    """The visitor's theme choice: auto, light or dark."""
+    theme = session.get(THEME_KEY)
+    return theme if theme in THEMES else "auto"
+
+
+def inject_theme() -> dict[str, str]:
+    """Give every page the visitor's theme choice."""
+    return {"theme": current_theme()}
