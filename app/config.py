@@ -14,6 +14,7 @@ from limits.storage import SCHEMES as LIMIT_STORAGE_SCHEMES
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.library.state import StatePaths
 from app.rules import MAX_PASSAGES
 
 # A current Claude Sonnet id; older ids draw deprecation warnings from the SDK.
@@ -140,7 +141,7 @@ class Settings(BaseSettings):
         """Return SECRET_KEY, generating one into instance/secret_key when unset."""
         if self.secret_key:
             return self.secret_key
-        key_file = self.instance_path / "secret_key"
+        key_file = StatePaths(self.instance_path, self.state_dir).secret_key
         try:
             return shared_token(key_file)
         except OSError as exc:  # a read-only or full disk at first start: one line, not a traceback

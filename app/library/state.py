@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.config import Settings
+if TYPE_CHECKING:  # imported for its type only: config itself names the secret key file through this module
+    from app.config import Settings
 
 
 @dataclass(frozen=True)
