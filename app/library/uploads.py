@@ -18,6 +18,11 @@ from app.courses.models import Course
 from app.errors import AppError, InsufficientStorage
 from app.files import locked_folder, stage_file
 
+# A checked upload: its file name, the course it parses into, and its bytes.
+Parsed = tuple[str, Course, bytes]
+# Raises an AppError when another file already holds the course's title.
+TitleCheck = Callable[[Course], None]
+
 
 @dataclass
 class Accepted:
@@ -50,10 +55,7 @@ class UploadOutcome:
 
 
 def save_courses(
-    parsed: list[tuple[str, Course, bytes]],
-    docs_dir: Path,
-    check_upload: Callable[[Course], None],
-    outcome: UploadOutcome,
+    parsed: list[Parsed], docs_dir: Path, check_upload: TitleCheck, outcome: UploadOutcome
 ) -> UploadOutcome:
     """Write the parsed files whose name and title are free into `docs_dir`, all or none; refuse the others.
 
@@ -67,12 +69,7 @@ def save_courses(
     return outcome
 
 
-def _accept(
-    parsed: list[tuple[str, Course, bytes]],
-    docs_dir: Path,
-    check_upload: Callable[[Course], None],
-    outcome: UploadOutcome,
-) -> None:
+def _accept(parsed: list[Parsed], docs_dir: Path, check_upload: TitleCheck, outcome: UploadOutcome) -> None:
     """Accept each parsed file whose name and title are free (call with the folder lock held)."""
     course_ids: set[str] = set()  # by id, as the sync compares titles: "Kitchen-Basics" is "Kitchen Basics"
     for name, course, data in parsed:
