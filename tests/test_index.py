@@ -10,6 +10,7 @@ import pytest
 from app.courses.chunking import chunk_course
 from app.courses.parsing import parse_bytes
 from app.errors import CourseNotFound, LessonNotFound, ServiceUnavailable
+from app.search.ids import ChunkId
 from app.search.index import CourseIndex
 from tests.helpers import Library, library_settings
 
@@ -347,3 +348,13 @@ def test_resolved_names_are_remembered_until_the_catalog_changes(index):
     index_course(index, course_file("Garden Basics", {1: "Tomatoes need sun."}, "garden.txt"))
     assert index.catalog.memo("courses", count) == 2 and calls == [1, 2]
     assert index.resolve_course("garden").title == "Garden Basics"
+
+
+def test_a_chunk_id_is_the_chunk_and_its_course_version():
+    course = course_file("Kitchen Basics", {1: ONIONS_V1, 2: ONIONS_V2})
+    chunk = chunk_course(course, 800, 100)[-1]
+    chunk_id = ChunkId.of(chunk, "v1")
+    assert str(chunk_id) == f"{chunk.id}@v1" == "kitchen-basics:2:0@v1"
+    stored = {"course_id": "kitchen-basics", "lesson_number": 2, "chunk_index": 0, "version": "v1"}
+    assert ChunkId.from_metadata(stored) == chunk_id
+    assert chunk_id.place == ("kitchen-basics", 2, 0)

@@ -171,3 +171,25 @@ def test_searches_go_on_while_another_reads_a_changed_course(index, monkeypatch)
         assert any(ONIONS_V2 in passage.text for passage in meanwhile)
         release.set()
         assert ONIONS_V2 in first.result(timeout=30)[0].text
+
+
+def test_the_keyword_index_follows_the_catalog_by_its_snapshot_stamp():
+    chunks = [("apple pear", metadata(1, 0))]
+    reads: list[str] = []
+
+    def load_course(course_id, version):
+        reads.append(f"{course_id}@{version}")
+        return CourseTerms.build(chunks)
+
+    def load_all(versions):
+        reads.extend(f"all:{course_id}@{version}" for course_id, version in versions.items())
+        return {course_id: CourseTerms.build(chunks) for course_id in versions}
+
+    lexical = LexicalIndex(load_course, load_all)
+    assert lexical.ranked("apple", FRUIT, ["fruit"], None, 5)
+    # A later read of an unchanged catalog (a new stamp, the same versions) reads no course again.
+    assert lexical.ranked("apple", CatalogSnapshot([], stamp=2, versions={"fruit": "v1"}), ["fruit"], None, 5)
+    assert reads == ["all:fruit@v1"]
+    changed = CatalogSnapshot([], stamp=3, versions={"fruit": "v2"})
+    assert [hit.version for hit in lexical.ranked("apple", changed, ["fruit"], None, 5)] == ["v2"]
+    assert reads == ["all:fruit@v1", "fruit@v2"]
