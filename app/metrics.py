@@ -37,3 +37,8 @@ INDEXED = Gauge(
 def observe_model_call(seconds: float) -> None:
     """Record one Claude call's duration."""
     MODEL_CALL_SECONDS.observe(seconds)
+STORE_ERRORS = Counter(
+    "course_assistant_store_errors",
+    "Database writes lost on the answer path (the answer was still served), by operation.",
+    ["operation"],
+)

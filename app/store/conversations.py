@@ -1,0 +1,158 @@
+"""Conversations and their exchanges, each reachable only through the browser id that owns it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import cast
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from app.errors import BadRequest
+from app.store.database import Database
+from app.store.models import TITLE_CHARS, Conversation, Exchange, Feedback, now
+from app.store.records import (
+    Asked,
+    ConversationSummary,
+    ExchangeRecord,
+    Outcome,
+    Status,
+    Transcript,
+    Vote,
+)
+from app.store.soft import Down, hard, soft
+
+LIST_LIMIT = 50
+
+
+def title_from(text: str) -> str:
+    """A conversation title: the text on one line, cut to fit."""
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def _summary(row: Conversation) -> ConversationSummary:
+    """The record of a conversation row."""
+    return ConversationSummary(row.id, row.title, row.created_at, row.updated_at)
+
+
+def _owned(session: Session, owner: str, conversation_id: str) -> Conversation | None:
+    """The conversation if `owner` owns it; a stranger learns nothing, not even that it exists."""
+    row = session.get(Conversation, conversation_id)
+    return row if row is not None and row.owner == owner else None
+
+
+class Conversations:
+    """Store questions as they are asked, complete them as answers end, and read them back."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    @soft("ask")
+    def ask(self, owner: str, question: str, conversation_id: str | None = None) -> Asked | None:
+        """Store a pending question: in a new conversation, or in `conversation_id` if `owner` owns it."""
+        with self.db.writing() as session:
+            if conversation_id is None:
+                conversation = Conversation(owner=owner, title=title_from(question))
+                session.add(conversation)
+            else:
+                found = _owned(session, owner, conversation_id)
+                if found is None:
+                    return None
+                conversation = found
+                conversation.updated_at = now()
+            exchange = Exchange(question=question, conversation=conversation)
+            session.add(exchange)
+            session.flush()
+            return Asked(conversation.id, exchange.id)
+
+    @soft("finish")
+    def finish(self, exchange_id: int, outcome: Outcome) -> bool:
+        """Complete a pending exchange with how its answer ended; False when there is no such exchange."""
+        with self.db.writing() as session:
+            result = session.execute(
+                update(Exchange)
+                .where(Exchange.id == exchange_id)
+                .values(
+                    status=outcome.status,
+                    answer=outcome.answer,
+                    sources=outcome.sources,
+                    mode=outcome.mode,
+                    first_text_ms=outcome.first_text_ms,
+                    total_ms=outcome.total_ms,
+                    confidence=outcome.confidence,
+                )
+            )
+            return bool(result.rowcount)  # type: ignore[attr-defined]  # a CursorResult for UPDATE
+
+    @hard
+    def recent(self, owner: str, limit: int = LIST_LIMIT) -> list[ConversationSummary]:
+        """The browser's conversations, most recently active first."""
+        with self.db.reading() as session:
+            rows = session.scalars(
+                select(Conversation)
+                .where(Conversation.owner == owner)
+                .order_by(Conversation.updated_at.desc(), Conversation.created_at.desc())
+                .limit(limit)
+            )
+            return [_summary(row) for row in rows]
+
+    @hard
+    def transcript(self, owner: str, conversation_id: str) -> Transcript | None:
+        """The whole conversation with the browser's votes, or None unless `owner` owns it."""
+        with self.db.reading() as session:
+            conversation = _owned(session, owner, conversation_id)
+            if conversation is None:
+                return None
+            rows = session.execute(
+                select(Exchange, Feedback.vote)
+                .outerjoin(Feedback, Feedback.exchange_id == Exchange.id)
+                .where(Exchange.conversation_id == conversation_id)
+                .order_by(Exchange.id)
+            )
+            exchanges = [
+                ExchangeRecord(
+                    id=exchange.id,
+                    question=exchange.question,
+                    answer=exchange.answer,
+                    sources=exchange.sources or [],
+                    status=cast(Status, exchange.status),
+                    mode=exchange.mode,
+                    confidence=exchange.confidence,
+                    created_at=exchange.created_at,
+                    vote=cast(Vote | None, vote),
+                )
+                for exchange, vote in rows
+            ]
+            return Transcript(_summary(conversation), exchanges)
+
+    @hard
+    def rename(self, owner: str, conversation_id: str, title: str) -> bool:
+        """Give an owned conversation a new title; False unless `owner` owns it."""
+        title = title_from(title)
+        if not title:
+            raise BadRequest("A conversation's title needs some text.")
+        with self.db.writing() as session:
+            conversation = _owned(session, owner, conversation_id)
+            if conversation is not None:
+                conversation.title = title
+            return conversation is not None
+
+    @hard
+    def delete(self, owner: str, conversation_id: str) -> bool:
+        """Delete an owned conversation with its exchanges and votes; False unless `owner` owns it."""
+        with self.db.writing() as session:
+            result = session.execute(
+                delete(Conversation).where(
+                    Conversation.id == conversation_id, Conversation.owner == owner
+                )
+            )
+            return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    @hard
+    def purge(self, older_than_days: int) -> int:
+        """Delete conversations untouched for `older_than_days`; return how many went."""
+        cutoff = now() - timedelta(days=older_than_days)
+        with self.db.writing() as session:
+            result = session.execute(delete(Conversation).where(Conversation.updated_at < cutoff))
+            return int(result.rowcount)  # type: ignore[attr-defined]
