@@ -22,7 +22,7 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 ENV_FILE_VARIABLE = "COURSE_ASSISTANT_ENV_FILE"
 # The embedded database, in INSTANCE_PATH, when DATABASE_URL is unset.
 DATABASE_FILE = "assistant.sqlite3"
-DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgresql+psycopg://")
+DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgres://", "postgresql+psycopg://")
 
 
 class ConfigError(SystemExit):
@@ -148,8 +148,9 @@ class Settings(BaseSettings):
     def resolved_database_url(self) -> str:
         """DATABASE_URL, or the SQLite file in INSTANCE_PATH."""
         if self.database_url:
-            # A bare postgresql:// URL would pick psycopg2, which is not installed; psycopg 3 is.
-            return self.database_url.replace("postgresql://", "postgresql+psycopg://", 1)
+            # A bare postgresql:// (or postgres://) URL would pick psycopg2, which is not installed; psycopg 3 is.
+            scheme, _, rest = self.database_url.partition("://")
+            return f"postgresql+psycopg://{rest}" if scheme in ("postgresql", "postgres") else self.database_url
         return f"sqlite:///{(self.instance_path / DATABASE_FILE).resolve()}"
 
     @property

@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.errors import BadRequest
 from app.store.database import Database
 from app.store.export import to_markdown
-from app.store.models import TITLE_CHARS, Conversation, Exchange, Feedback, now
+from app.store.models import TITLE_CHARS, Conversation, Exchange, Feedback, new_id, now
 from app.store.records import (
     Asked,
     ConversationSummary,
@@ -52,26 +52,47 @@ class Conversations:
     @soft("ask")
     def ask(self, owner: str, question: str, conversation_id: str | None = None) -> Asked | None:
         """Store a pending question: in a new conversation, or in `conversation_id` if `owner` owns it."""
-        with self.db.writing() as session:
+        stamp = now()
+        with self.db.transaction() as connection:
             if conversation_id is None:
-                conversation = Conversation(owner=owner, title=title_from(question))
-                session.add(conversation)
+                conversation_id = new_id()
+                connection.execute(
+                    insert(Conversation).values(
+                        id=conversation_id,
+                        owner=owner,
+                        title=title_from(question),
+                        created_at=stamp,
+                        updated_at=stamp,
+                    )
+                )
             else:
-                found = _owned(session, owner, conversation_id)
-                if found is None:
+                # The owner check and the "recently active" stamp in one statement.
+                touched = connection.execute(
+                    update(Conversation)
+                    .where(Conversation.id == conversation_id, Conversation.owner == owner)
+                    .values(updated_at=stamp)
+                )
+                if touched.rowcount != 1:
                     return None
-                conversation = found
-                conversation.updated_at = now()
-            exchange = Exchange(question=question, conversation=conversation)
-            session.add(exchange)
-            session.flush()
-            return Asked(conversation.id, exchange.id)
+            exchange_id = connection.scalar(
+                insert(Exchange)
+                .values(
+                    conversation_id=conversation_id,
+                    question=question,
+                    answer="",
+                    sources=[],
+                    status="pending",
+                    created_at=stamp,
+                )
+                .returning(Exchange.id)
+            )
+            return Asked(conversation_id, int(exchange_id))  # type: ignore[arg-type]  # RETURNING gives one id
 
     @soft("finish")
     def finish(self, exchange_id: int, outcome: Outcome) -> bool:
         """Complete a pending exchange with how its answer ended; False when there is no such exchange."""
-        with self.db.writing() as session:
-            result = session.execute(
+        with self.db.transaction() as connection:
+            result = connection.execute(
                 update(Exchange)
                 .where(Exchange.id == exchange_id)
                 .values(
@@ -84,7 +105,7 @@ class Conversations:
                     confidence=outcome.confidence,
                 )
             )
-            return bool(result.rowcount)  # type: ignore[attr-defined]  # a CursorResult for UPDATE
+            return result.rowcount == 1
 
     @hard
     def recent(self, owner: str, limit: int = LIST_LIMIT) -> list[ConversationSummary]:

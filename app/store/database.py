@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -26,9 +26,8 @@ class Database:
         self.engine = self._sqlite_engine() if self.is_sqlite else self._server_engine()
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         # On SQLite a write takes the write lock at BEGIN, so it never fails upgrading a read lock.
-        self._write = sessionmaker(
-            self.engine.execution_options(**{IMMEDIATE: True}), expire_on_commit=False
-        )
+        self._writer = self.engine.execution_options(**{IMMEDIATE: True})
+        self._write = sessionmaker(self._writer, expire_on_commit=False)
 
     def _sqlite_engine(self) -> Engine:
         """A SQLite file in WAL mode: readers never wait for the writer, and commits skip most fsyncs."""
@@ -57,10 +56,9 @@ class Database:
         return engine
 
     def _server_engine(self) -> Engine:
-        """PostgreSQL: connections checked before use, so a restarted server is reconnected to."""
+        """PostgreSQL with bounded waits; a lost connection invalidates the pool (the write is retried once)."""
         return create_engine(
             self.url,
-            pool_pre_ping=True,
             pool_size=5,
             max_overflow=10,
             pool_timeout=CONNECT_TIMEOUT,
@@ -79,6 +77,12 @@ class Database:
         """A session committed at the end of the block, rolled back on an error."""
         with self._write() as session, session.begin():
             yield session
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """A Core connection in a write transaction: the answer path's writes, without the ORM's cost."""
+        with self._writer.begin() as connection:
+            yield connection
 
     def ping(self) -> bool:
         """True when the database answers a trivial query."""

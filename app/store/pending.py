@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, insert, update
 
 from app.store.database import Database
-from app.store.models import PendingQuestion, now
+from app.store.models import PendingQuestion, new_id, now
 from app.store.records import Claim
 from app.store.soft import hard, soft
 
@@ -27,38 +27,36 @@ class PendingQuestions:
     @soft("hold")
     def hold(self, owner: str, question: str, exchange_id: int | None = None) -> str:
         """Keep `question` for `owner`'s stream; return the opaque id the stream URL carries."""
-        with self.db.writing() as session:
-            pending = PendingQuestion(owner=owner, question=question, exchange_id=exchange_id)
-            session.add(pending)
-            session.flush()
-            return pending.id
+        pending_id = new_id()
+        with self.db.transaction() as connection:
+            connection.execute(
+                insert(PendingQuestion).values(
+                    id=pending_id, owner=owner, question=question, exchange_id=exchange_id, created_at=now()
+                )
+            )
+        return pending_id
 
     @soft("claim")
     def claim(self, owner: str, pending_id: str, max_age: float = CLAIM_SECONDS) -> Claim | None:
         """The question, to the first claim by its owner within `max_age` seconds; None to every other."""
-        cutoff = now() - timedelta(seconds=max_age)
-        with self.db.writing() as session:
-            # One conditional UPDATE: of any number of concurrent claims on any hosts, one changes the row.
-            won = session.execute(
-                update(PendingQuestion)
-                .where(
-                    PendingQuestion.id == pending_id,
-                    PendingQuestion.owner == owner,
-                    PendingQuestion.claimed_at.is_(None),
-                    PendingQuestion.created_at >= cutoff,
-                )
-                .values(claimed_at=now())
-            )
-            if won.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult for UPDATE
-                return None
-            row = session.execute(
-                select(PendingQuestion.question, PendingQuestion.exchange_id).where(
-                    PendingQuestion.id == pending_id
-                )
-            ).one()
-            if not self.keep_claimed:
-                session.execute(delete(PendingQuestion).where(PendingQuestion.id == pending_id))
-            return Claim(question=row.question, exchange_id=row.exchange_id)
+        unclaimed = (
+            PendingQuestion.id == pending_id,
+            PendingQuestion.owner == owner,
+            PendingQuestion.claimed_at.is_(None),
+            PendingQuestion.created_at >= now() - timedelta(seconds=max_age),
+        )
+        # One conditional statement: of any number of concurrent claims on any hosts, one changes the row.
+        # Without stored conversations the claim deletes the question, so nothing of it outlives the claim.
+        claim = (
+            update(PendingQuestion).where(*unclaimed).values(claimed_at=now())
+            if self.keep_claimed
+            else delete(PendingQuestion).where(*unclaimed)
+        )
+        with self.db.transaction() as connection:
+            row = connection.execute(
+                claim.returning(PendingQuestion.question, PendingQuestion.exchange_id)
+            ).one_or_none()
+        return Claim(question=row.question, exchange_id=row.exchange_id) if row is not None else None
 
     @hard
     def purge(self, max_age: float = CLAIM_SECONDS) -> int:

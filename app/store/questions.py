@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, delete, func, or_, select
+from sqlalchemy import Select, delete, func, insert, or_, select
 
 from app.store.database import Database
 from app.store.models import CitedLesson, Feedback, LoggedQuestion, now
@@ -50,21 +50,29 @@ class QuestionLog:
     @soft("log")
     def record(self, entry: QuestionEntry) -> int:
         """Log one question with the lessons its answer cited; return the log row's id."""
-        with self.db.writing() as session:
-            row = LoggedQuestion(
-                question=entry.question,
-                course=entry.course,
-                declined=entry.declined,
-                confidence=entry.confidence,
-                mode=entry.mode,
-                closest_course=entry.closest[0] if entry.closest else None,
-                closest_lesson=entry.closest[1] if entry.closest else None,
-                exchange_id=entry.exchange_id,
-                lessons=[CitedLesson(course=course, lesson=lesson) for course, lesson in set(entry.lessons)],
+        with self.db.transaction() as connection:
+            log_id = connection.scalar(
+                insert(LoggedQuestion)
+                .values(
+                    question=entry.question,
+                    course=entry.course,
+                    declined=entry.declined,
+                    confidence=entry.confidence,
+                    mode=entry.mode,
+                    closest_course=entry.closest[0] if entry.closest else None,
+                    closest_lesson=entry.closest[1] if entry.closest else None,
+                    exchange_id=entry.exchange_id,
+                    created_at=now(),
+                )
+                .returning(LoggedQuestion.id)
             )
-            session.add(row)
-            session.flush()
-            return row.id
+            lessons = [
+                {"question_id": log_id, "course": course, "lesson": lesson}
+                for course, lesson in sorted(set(entry.lessons))
+            ]
+            if lessons:
+                connection.execute(insert(CitedLesson), lessons)
+        return int(log_id)  # type: ignore[arg-type]  # RETURNING gives one id
 
     @hard
     def per_day(self, since: datetime | None = None, until: datetime | None = None) -> list[DayCount]:

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable
 from typing import Final, Literal, ParamSpec, TypeVar, get_args
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from app.errors import ServiceUnavailable
 from app.metrics import STORE_ERRORS
@@ -50,7 +50,7 @@ def soft(operation: Operation) -> Callable[[Callable[P, R]], Callable[P, R | Dow
         @functools.wraps(write)
         def attempt(*args: P.args, **kwargs: P.kwargs) -> R | Down:
             try:
-                return write(*args, **kwargs)
+                return _once_more_if_dropped(write, *args, **kwargs)
             except SQLAlchemyError as exc:
                 STORE_ERRORS.labels(operation).inc()
                 log.warning("database %s failed, record lost: %s", operation, describe(exc))
@@ -67,7 +67,7 @@ def hard(read: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(read)
     def attempt(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return read(*args, **kwargs)
+            return _once_more_if_dropped(read, *args, **kwargs)
         except SQLAlchemyError as exc:
             log.warning("database read failed: %s", describe(exc))
             raise StoreUnavailable(
@@ -75,6 +75,16 @@ def hard(read: Callable[P, R]) -> Callable[P, R]:
             ) from None
 
     return attempt
+
+
+def _once_more_if_dropped(call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Call, and call again once if the server had dropped the connection (a restart renews the pool)."""
+    try:
+        return call(*args, **kwargs)
+    except DBAPIError as exc:
+        if not exc.connection_invalidated:
+            raise
+        return call(*args, **kwargs)
 
 
 def describe(exc: BaseException) -> str:
