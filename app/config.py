@@ -148,9 +148,11 @@ class Settings(BaseSettings):
     def resolved_database_url(self) -> str:
         """DATABASE_URL, or the SQLite file in INSTANCE_PATH."""
         if self.database_url:
-            # A bare postgresql:// (or postgres://) URL would pick psycopg2, which is not installed; psycopg 3 is.
+            # A bare postgresql:// or postgres:// URL would pick psycopg2, not installed; psycopg 3 is.
             scheme, _, rest = self.database_url.partition("://")
-            return f"postgresql+psycopg://{rest}" if scheme in ("postgresql", "postgres") else self.database_url
+            return (
+                f"postgresql+psycopg://{rest}" if scheme in ("postgresql", "postgres") else self.database_url
+            )
         return f"sqlite:///{(self.instance_path / DATABASE_FILE).resolve()}"
 
     @property

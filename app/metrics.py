@@ -33,12 +33,13 @@ INDEXED = Gauge(
     multiprocess_mode="livemax",
 )
 
-
-def observe_model_call(seconds: float) -> None:
-    """Record one Claude call's duration."""
-    MODEL_CALL_SECONDS.observe(seconds)
 STORE_ERRORS = Counter(
     "course_assistant_store_errors",
     "Database writes lost on the answer path (the answer was still served), by operation.",
     ["operation"],
 )
+
+
+def observe_model_call(seconds: float) -> None:
+    """Record one Claude call's duration."""
+    MODEL_CALL_SECONDS.observe(seconds)

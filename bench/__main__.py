@@ -1,4 +1,5 @@
-"""Run every benchmark: index and search, /ask, streaming, database writes, upload, cold start, memory, load, growth."""
+"""Run every benchmark: index and search, /ask, streaming, database writes, upload, cold start, memory,
+load, growth."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ loopback with its default durability (fsync on); the app's connections commit wi
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -31,6 +32,9 @@ SOURCES = [
 ] * 3
 ANSWER = "Chunks are built from whole sentences up to the chunk size [^1]. " * 20
 STEPS = ("ask", "hold + claim", "finish", "log")
+# Storing the exchange itself: the question as asked, then its answer; the target applies to this.
+EXCHANGE = "exchange (ask + finish)"
+ANSWER_WRITES = "every write of an answer"
 
 
 def answer_writes(store, number: int, conversation: str | None) -> tuple[dict[str, float], str]:
@@ -57,8 +61,16 @@ def answer_writes(store, number: int, conversation: str | None) -> tuple[dict[st
     )
     outcome = Outcome("answered", ANSWER, SOURCES, "claude", 420, 2100, 0.71)
     timed("finish", lambda: store.conversations.finish(asked.exchange_id, outcome))
-    entry = QuestionEntry(question, "RAG in Practice", [("RAG in Practice", 2)], False, 0.71, "claude",
-                          ("RAG in Practice", 2), asked.exchange_id)
+    entry = QuestionEntry(
+        question,
+        "RAG in Practice",
+        [("RAG in Practice", 2)],
+        False,
+        0.71,
+        "claude",
+        ("RAG in Practice", 2),
+        asked.exchange_id,
+    )
     timed("log", lambda: store.questions.record(entry))
     return timings, asked.conversation_id
 
@@ -69,7 +81,7 @@ def measure(url: str, count: int = N) -> dict[str, list[float]]:
 
     store = Store(url)
     store.upgrade()
-    results: dict[str, list[float]] = {step: [] for step in (*STEPS, "answer")}
+    results: dict[str, list[float]] = {step: [] for step in (*STEPS, EXCHANGE, ANSWER_WRITES)}
     conversation = None
     try:
         for number in range(WARMUP + count):
@@ -77,7 +89,8 @@ def measure(url: str, count: int = N) -> dict[str, list[float]]:
             if number >= WARMUP:
                 for step, value in timings.items():
                     results[step].append(value)
-                results["answer"].append(sum(timings.values()))
+                results[EXCHANGE].append(timings["ask"] + timings["finish"])
+                results[ANSWER_WRITES].append(sum(timings.values()))
     finally:
         store.close()
     return results
@@ -89,7 +102,7 @@ def rows(backend: str, results: dict[str, list[float]]) -> list[tuple[str, ...]]
     for step, values in results.items():
         p50 = statistics.median(values)
         p95 = statistics.quantiles(values, n=20, method="inclusive")[18]
-        verdict = ("ok" if p50 <= TARGET_MS else "OVER") if step == "answer" else ""
+        verdict = ("ok" if p50 <= TARGET_MS else "OVER") if step == EXCHANGE else ""
         table.append((backend, step, f"{p50:.2f}", f"{p95:.2f}", verdict))
     return table
 
@@ -107,8 +120,10 @@ def main(count: int = N) -> None:
             table += rows("postgresql", measure(server.url(), count))
         finally:
             server.stop()
+    load = os.getloadavg()[0]
     print_table(
-        f"Database writes per answer, {count} answers (ms; target: answer p50 <= {TARGET_MS:g} ms)",
+        f"Database writes per answer, {count} answers, ms (target: exchange p50 <= {TARGET_MS:g} ms; "
+        f"load average {load:.1f} on {os.cpu_count()} CPUs)",
         ("database", "step", "p50", "p95", ""),
         table,
     )

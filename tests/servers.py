@@ -10,8 +10,8 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request

@@ -18,7 +18,9 @@ db_group = AppGroup("db", help="The database: migrate its schema, purge old reco
 
 
 @db_group.command("upgrade")
-@click.option("--wait", default=0.0, show_default=True, help="Seconds to keep trying while the database starts.")
+@click.option(
+    "--wait", default=0.0, show_default=True, help="Seconds to keep trying while the database starts."
+)
 def upgrade_command(wait: float) -> None:
     """Migrate the database to the newest schema; exit 1 when it cannot be reached."""
     store = services().store
@@ -57,4 +59,3 @@ def purge_command() -> None:
         f"Purged {purged.conversations} conversations and {purged.questions} logged questions "
         f"older than {store.retention_days} days, and {purged.pending} stale pending questions."
     )
-

@@ -21,7 +21,7 @@ from app.store.records import (
     Transcript,
     Vote,
 )
-from app.store.soft import Down, hard, soft
+from app.store.soft import hard, soft
 
 LIST_LIMIT = 50
 
@@ -53,7 +53,7 @@ class Conversations:
     def ask(self, owner: str, question: str, conversation_id: str | None = None) -> Asked | None:
         """Store a pending question: in a new conversation, or in `conversation_id` if `owner` owns it."""
         stamp = now()
-        with self.db.transaction() as connection:
+        with self.db.statements() as connection:
             if conversation_id is None:
                 conversation_id = new_id()
                 connection.execute(
@@ -91,7 +91,7 @@ class Conversations:
     @soft("finish")
     def finish(self, exchange_id: int, outcome: Outcome) -> bool:
         """Complete a pending exchange with how its answer ended; False when there is no such exchange."""
-        with self.db.transaction() as connection:
+        with self.db.statements() as connection:
             result = connection.execute(
                 update(Exchange)
                 .where(Exchange.id == exchange_id)
@@ -170,9 +170,7 @@ class Conversations:
         """Delete an owned conversation with its exchanges and votes; False unless `owner` owns it."""
         with self.db.writing() as session:
             result = session.execute(
-                delete(Conversation).where(
-                    Conversation.id == conversation_id, Conversation.owner == owner
-                )
+                delete(Conversation).where(Conversation.id == conversation_id, Conversation.owner == owner)
             )
             return bool(result.rowcount)  # type: ignore[attr-defined]
 

@@ -28,6 +28,7 @@ class Database:
         # On SQLite a write takes the write lock at BEGIN, so it never fails upgrading a read lock.
         self._writer = self.engine.execution_options(**{IMMEDIATE: True})
         self._write = sessionmaker(self._writer, expire_on_commit=False)
+        self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     def _sqlite_engine(self) -> Engine:
         """A SQLite file in WAL mode: readers never wait for the writer, and commits skip most fsyncs."""
@@ -56,7 +57,7 @@ class Database:
         return engine
 
     def _server_engine(self) -> Engine:
-        """PostgreSQL with bounded waits; a lost connection invalidates the pool (the write is retried once)."""
+        """PostgreSQL with bounded waits; a dropped connection renews the pool, and soft() retries once."""
         return create_engine(
             self.url,
             pool_size=5,
@@ -83,6 +84,20 @@ class Database:
         """A Core connection in a write transaction: the answer path's writes, without the ORM's cost."""
         with self._writer.begin() as connection:
             yield connection
+
+    @contextmanager
+    def statements(self) -> Iterator[Connection]:
+        """A connection whose statements each commit alone: the answer path's writes, one round trip each.
+
+        Every answer-path write is a statement (or a sequence) that leaves consistent data at any point, so
+        PostgreSQL runs them without BEGIN and COMMIT round trips; SQLite, in process, wraps them in one.
+        """
+        if self.is_sqlite:
+            with self.transaction() as connection:
+                yield connection
+        else:
+            with self._autocommit.connect() as connection:
+                yield connection
 
     def ping(self) -> bool:
         """True when the database answers a trivial query."""

@@ -38,7 +38,9 @@ class EvalCases:
         """Every saved case, oldest first."""
         with self.db.reading() as session:
             return [
-                SavedCase(row.id, row.question, row.gold_course, row.gold_lesson, row.evidence, row.created_at)
+                SavedCase(
+                    row.id, row.question, row.gold_course, row.gold_lesson, row.evidence, row.created_at
+                )
                 for row in session.scalars(select(EvalCase).order_by(EvalCase.id))
             ]
 

@@ -40,7 +40,11 @@ def _source(source: dict[str, Any]) -> str:
     """A source (an assistant Source, dumped) as a list item: its label, linked, then its snippet."""
     label = _line(str(source.get("label") or source.get("course_title") or "Source"))
     link = source.get("lesson_link") or source.get("course_link")
-    item = f"[{label}](<{link}>)" if isinstance(link, str) and link.startswith(("http://", "https://")) else label
+    item = (
+        f"[{label}](<{link}>)"
+        if isinstance(link, str) and link.startswith(("http://", "https://"))
+        else label
+    )
     snippet = " ".join(str(source.get("snippet") or "").split())
     return f"{item}\n   > {snippet}" if snippet else item
 

@@ -36,7 +36,7 @@ def current(db: Database) -> str | None:
 
 
 def upgrade(db: Database, revision: str = "head") -> None:
-    """Migrate the database to `revision`, one process at a time, in one transaction where the database can."""
+    """Migrate the database to `revision`, one process at a time, in one transaction."""
     config = _config()
     with db.engine.connect().execution_options(**{IMMEDIATE: True}) as connection, connection.begin():
         if not db.is_sqlite:

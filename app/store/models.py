@@ -1,4 +1,4 @@
-"""The tables: conversations and their exchanges, pending questions, feedback, the question log, eval cases."""
+"""The tables: conversations, exchanges, pending questions, feedback, the question log, eval cases."""
 
 from __future__ import annotations
 
@@ -93,9 +93,7 @@ class Exchange(Base):
     """One question and its answer; stored pending when asked, completed when the answer ends."""
 
     __tablename__ = "exchanges"
-    __table_args__ = (
-        CheckConstraint(f"status IN {EXCHANGE_STATUSES!r}", name="status"),
-    )
+    __table_args__ = (CheckConstraint(f"status IN {EXCHANGE_STATUSES!r}", name="status"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     conversation_id: Mapped[str] = mapped_column(
@@ -132,9 +130,7 @@ class Feedback(Base):
     __tablename__ = "feedback"
     __table_args__ = (CheckConstraint(f"vote IN {VOTES!r}", name="vote"),)
 
-    exchange_id: Mapped[int] = mapped_column(
-        ForeignKey("exchanges.id", ondelete="CASCADE"), primary_key=True
-    )
+    exchange_id: Mapped[int] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"), primary_key=True)
     vote: Mapped[str] = mapped_column(String(4))
     comment: Mapped[str | None] = mapped_column(String(COMMENT_CHARS))
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)

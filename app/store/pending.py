@@ -20,15 +20,14 @@ class PendingQuestions:
 
     def __init__(self, db: Database, keep_claimed: bool = True):
         self.db = db
-        # With conversations stored, a claimed row stays until purged (the exchange holds the question anyway);
-        # without, nothing of the question outlives its claim.
+        # With conversations stored, a claimed row stays until purged (its exchange holds the question too).
         self.keep_claimed = keep_claimed
 
     @soft("hold")
     def hold(self, owner: str, question: str, exchange_id: int | None = None) -> str:
         """Keep `question` for `owner`'s stream; return the opaque id the stream URL carries."""
         pending_id = new_id()
-        with self.db.transaction() as connection:
+        with self.db.statements() as connection:
             connection.execute(
                 insert(PendingQuestion).values(
                     id=pending_id, owner=owner, question=question, exchange_id=exchange_id, created_at=now()
@@ -52,7 +51,7 @@ class PendingQuestions:
             if self.keep_claimed
             else delete(PendingQuestion).where(*unclaimed)
         )
-        with self.db.transaction() as connection:
+        with self.db.statements() as connection:
             row = connection.execute(
                 claim.returning(PendingQuestion.question, PendingQuestion.exchange_id)
             ).one_or_none()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, delete, func, insert, or_, select
 
@@ -19,9 +19,10 @@ EXAMPLES = 3
 CSV_HEADER = ["asked_at", "question", "course", "lessons", "declined", "confidence", "mode", "vote"]
 # A cell starting with one of these is a formula to a spreadsheet; a leading quote keeps it text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+Q = TypeVar("Q", bound=Select)  # any Select, whatever its columns
 
 
-def _between(query: Select[Any], since: datetime | None, until: datetime | None) -> Select[Any]:
+def _between(query: Q, since: datetime | None, until: datetime | None) -> Q:
     """Restrict a question-log query to [since, until)."""
     if since is not None:
         query = query.where(LoggedQuestion.created_at >= since)
@@ -50,7 +51,7 @@ class QuestionLog:
     @soft("log")
     def record(self, entry: QuestionEntry) -> int:
         """Log one question with the lessons its answer cited; return the log row's id."""
-        with self.db.transaction() as connection:
+        with self.db.statements() as connection:
             log_id = connection.scalar(
                 insert(LoggedQuestion)
                 .values(
@@ -121,7 +122,7 @@ class QuestionLog:
         until: datetime | None = None,
         low_confidence: float = LOW_CONFIDENCE,
     ) -> list[GapCandidate]:
-        """Declined, low-confidence and down-voted questions, newest first: where the course may fall short."""
+        """Declined, low-confidence and down-voted questions, newest first: where the course falls short."""
         query = _between(
             select(LoggedQuestion, Feedback.vote, Feedback.comment)
             .outerjoin(Feedback, Feedback.exchange_id == LoggedQuestion.exchange_id)

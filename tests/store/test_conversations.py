@@ -25,7 +25,9 @@ SOURCE = {
 
 def answered(text: str = "Chunks keep **whole** sentences.") -> Outcome:
     """An answered outcome with one source."""
-    return Outcome(status="answered", answer=text, sources=[SOURCE], mode="claude", total_ms=900, confidence=0.8)
+    return Outcome(
+        status="answered", answer=text, sources=[SOURCE], mode="claude", total_ms=900, confidence=0.8
+    )
 
 
 def test_a_question_is_stored_when_asked_and_completed_when_answered(store):

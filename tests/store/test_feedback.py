@@ -46,7 +46,9 @@ def test_a_vote_on_an_unknown_exchange_is_refused(store):
 
 
 def test_eval_cases_are_saved_listed_and_removed(store):
-    first = store.eval_cases.save(" What is RRF? ", "Search Basics", 3, "Reciprocal rank fusion adds 1/(k+rank).")
+    first = store.eval_cases.save(
+        " What is RRF? ", "Search Basics", 3, "Reciprocal rank fusion adds 1/(k+rank)."
+    )
     second = store.eval_cases.save("Who teaches it?", "Search Basics", None)
 
     cases = store.eval_cases.all()

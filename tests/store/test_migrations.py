@@ -1,4 +1,4 @@
-"""The packaged migrations build the schema from nothing, on SQLite and PostgreSQL, and run again harmlessly."""
+"""The packaged migrations build the schema from nothing, on SQLite and PostgreSQL, and rerun harmlessly."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from app.store import migrate
 from app.store.models import Base
 from app.store.store import Store
 from tests.servers import flask_command
+
 
 @pytest.fixture
 def docs(tmp_path):

@@ -85,16 +85,31 @@ def test_gaps_are_declined_low_confidence_and_down_voted_questions(store):
 
 
 def test_csv_rows_hold_every_question_and_no_formula(store):
-    log(store, DAY_1, question="How are chunks made?", course=RAG, lessons=[(RAG, 2)], confidence=0.8, mode="claude")
-    log(store, DAY_2, question="=HYPERLINK(\"http://x\")", declined=True, mode="extractive")
+    log(
+        store,
+        DAY_1,
+        question="How are chunks made?",
+        course=RAG,
+        lessons=[(RAG, 2)],
+        confidence=0.8,
+        mode="claude",
+    )
+    log(store, DAY_2, question='=HYPERLINK("http://x")', declined=True, mode="extractive")
 
     rows = list(store.questions.csv_rows())
 
     assert rows[0] == CSV_HEADER
     assert rows[1] == [
-        "2026-11-02T09:30:00+00:00", "How are chunks made?", RAG, f"{RAG} 2", "no", "0.800", "claude", "",
+        "2026-11-02T09:30:00+00:00",
+        "How are chunks made?",
+        RAG,
+        f"{RAG} 2",
+        "no",
+        "0.800",
+        "claude",
+        "",
     ]
-    assert rows[2][1] == "'=HYPERLINK(\"http://x\")" and rows[2][4] == "yes"
+    assert rows[2][1] == '\'=HYPERLINK("http://x")' and rows[2][4] == "yes"
     written = io.StringIO()
     csv.writer(written).writerows(rows)
     assert len(list(csv.reader(io.StringIO(written.getvalue())))) == 3

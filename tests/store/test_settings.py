@@ -26,7 +26,11 @@ def test_the_store_follows_the_settings(tmp_path):
     )
     store = Store.from_settings(settings)
     try:
-        assert (store.store_conversations, store.retention_days, store.pending.keep_claimed) == (False, 30, False)
+        assert (store.store_conversations, store.retention_days, store.pending.keep_claimed) == (
+            False,
+            30,
+            False,
+        )
         assert store.db.is_sqlite
     finally:
         store.close()
