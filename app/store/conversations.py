@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import cast
 
 from sqlalchemy import delete, insert, select, update
@@ -24,6 +24,9 @@ from app.store.records import (
 from app.store.soft import hard, soft
 
 LIST_LIMIT = 50
+# Longer than any answer takes (the model's timeout and retries): a question still pending after this lost its
+# answer to a worker that died, and reads as interrupted.
+STALE_PENDING = timedelta(minutes=10)
 
 
 def title_from(text: str) -> str:
@@ -41,6 +44,13 @@ def _owned(session: Session, owner: str, conversation_id: str) -> Conversation |
     """The conversation if `owner` owns it; a stranger learns nothing, not even that it exists."""
     row = session.get(Conversation, conversation_id)
     return row if row is not None and row.owner == owner else None
+
+
+def _status(exchange: Exchange, stale: datetime) -> Status:
+    """The exchange's status, a pending one left behind by a dead worker read as interrupted."""
+    if exchange.status == "pending" and exchange.created_at < stale:
+        return "interrupted"
+    return cast(Status, exchange.status)
 
 
 class Conversations:
@@ -132,13 +142,14 @@ class Conversations:
                 .where(Exchange.conversation_id == conversation_id)
                 .order_by(Exchange.id)
             )
+            stale = now() - STALE_PENDING
             exchanges = [
                 ExchangeRecord(
                     id=exchange.id,
                     question=exchange.question,
                     answer=exchange.answer,
                     sources=exchange.sources or [],
-                    status=cast(Status, exchange.status),
+                    status=_status(exchange, stale),
                     mode=exchange.mode,
                     confidence=exchange.confidence,
                     created_at=exchange.created_at,

@@ -9,7 +9,7 @@ from sqlalchemy import update
 
 from app.errors import BadRequest
 from app.store.export import to_markdown
-from app.store.models import Conversation, now
+from app.store.models import Conversation, Exchange, now
 from app.store.records import Outcome
 
 ALICE = "browser-alice"
@@ -190,3 +190,21 @@ def test_the_store_purges_with_its_retention_setting(make_store):
 
     assert store.purge_expired().conversations == 1
     assert [c.title for c in store.conversations.recent(ALICE)] == ["Today"]
+
+
+def test_a_question_left_pending_by_a_dead_worker_reads_as_interrupted(store):
+    lost = store.conversations.ask(ALICE, "Asked before the worker died")
+    live = store.conversations.ask(ALICE, "Still being answered", lost.conversation_id)
+    with store.db.writing() as session:
+        session.execute(
+            update(Exchange)
+            .where(Exchange.id == lost.exchange_id)
+            .values(created_at=now() - timedelta(minutes=11))
+        )
+
+    exchanges = store.conversations.transcript(ALICE, lost.conversation_id).exchanges
+
+    assert [(e.id, e.status) for e in exchanges] == [
+        (lost.exchange_id, "interrupted"),
+        (live.exchange_id, "pending"),
+    ]

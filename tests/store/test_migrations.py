@@ -82,3 +82,33 @@ def test_an_unreachable_database_is_one_line_and_exit_1(tmp_path, docs):
     assert result.returncode == 1
     assert result.stderr.startswith("Error: the database cannot be migrated:")
     assert "Traceback" not in result.stderr
+
+
+def test_flask_db_purge_deletes_what_the_retention_period_has_passed(tmp_path, database_url, docs):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from app.store.models import Conversation, now
+
+    store = Store(database_url)
+    try:
+        store.upgrade()
+        old = store.conversations.ask("browser", "Old")
+        store.conversations.ask("browser", "New")
+        with store.db.writing() as session:
+            session.execute(
+                update(Conversation)
+                .where(Conversation.id == old.conversation_id)
+                .values(updated_at=now() - timedelta(days=31))
+            )
+
+        result = flask_command(
+            tmp_path, docs, "db", "purge", DATABASE_URL=database_url, CONVERSATION_RETENTION_DAYS="30"
+        )
+
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("Purged 1 conversations")
+        assert [c.title for c in store.conversations.recent("browser")] == ["New"]
+    finally:
+        store.close()

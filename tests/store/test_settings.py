@@ -50,3 +50,17 @@ def test_a_bad_database_setting_stops_the_app_in_one_line_without_the_password(n
         load_settings({name: value})
     assert str(caught.value).startswith(f"Invalid setting {name}:")
     assert "hunter2" not in str(caught.value)
+
+
+def test_the_app_builds_one_store_per_process_lazily(tmp_path):
+    from app import create_app
+
+    app = create_app({"SECRET_KEY": "test", "INSTANCE_PATH": str(tmp_path / "instance")})
+    services = app.extensions["services"]
+    assert "store" not in services._built  # nothing opened at start, nor in a gunicorn master
+
+    store = services.store
+
+    assert store is services.store and isinstance(store, Store)
+    assert store.db.url.database == str(tmp_path / "instance" / "assistant.sqlite3")
+    store.close()
