@@ -82,3 +82,26 @@ def test_a_sqlite_file_that_cannot_be_opened_gives_down(tmp_path):
 
 def test_a_healthy_database_answers_the_ping(store):
     assert store.ping() is True
+
+
+def test_connections_the_server_dropped_are_renewed_without_losing_a_record(postgres):
+    import psycopg
+
+    store = Store(postgres.create_database("dropped_connections"))
+    try:
+        store.upgrade()
+        asked = store.conversations.ask(ALICE, "Before the restart")
+        before = errors("finish")
+        # What a server restart does to the pool's idle connections: the server ends their sessions.
+        with psycopg.connect(postgres.url("postgres").replace("+psycopg", ""), autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = 'dropped_connections' AND pid <> pg_backend_pid()"
+            )
+
+        assert store.conversations.finish(asked.exchange_id, Outcome(status="answered", answer="Yes")) is True
+
+        assert errors("finish") == before
+        assert store.conversations.recent(ALICE)[0].title == "Before the restart"
+    finally:
+        store.close()
