@@ -6,7 +6,7 @@ from sqlalchemy import delete, select
 
 from app.errors import BadRequest
 from app.store.database import Database
-from app.store.models import EvalCase
+from app.store.models import COURSE_CHARS, EvalCase
 from app.store.records import SavedCase
 from app.store.soft import hard
 
@@ -25,7 +25,7 @@ class EvalCases:
         with self.db.writing() as session:
             case = EvalCase(
                 question=question.strip(),
-                gold_course=gold_course.strip(),
+                gold_course=gold_course.strip()[:COURSE_CHARS],
                 gold_lesson=gold_lesson,
                 evidence=evidence.strip(),
             )

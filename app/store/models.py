@@ -27,6 +27,7 @@ VOTES = ("up", "down")
 TITLE_CHARS = 120
 COMMENT_CHARS = 500
 OWNER_CHARS = 64
+COURSE_CHARS = 200
 ID_CHARS = 43  # secrets.token_urlsafe(32)
 
 # Named constraints, so migrations can alter them on SQLite and PostgreSQL alike.
@@ -143,12 +144,12 @@ class LoggedQuestion(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     question: Mapped[str] = mapped_column(Text)
-    course: Mapped[str | None] = mapped_column(String(200), index=True)
+    course: Mapped[str | None] = mapped_column(String(COURSE_CHARS), index=True)
     declined: Mapped[bool] = mapped_column(Boolean, default=False)
     confidence: Mapped[float | None] = mapped_column(Float)
     mode: Mapped[str | None] = mapped_column(String(20))
     # The passage that came closest, so a declined question still points at a lesson.
-    closest_course: Mapped[str | None] = mapped_column(String(200))
+    closest_course: Mapped[str | None] = mapped_column(String(COURSE_CHARS))
     closest_lesson: Mapped[int | None] = mapped_column(Integer)
     # Links the log to a stored exchange and its feedback; unset when conversations are not stored.
     exchange_id: Mapped[int | None] = mapped_column(
@@ -167,7 +168,7 @@ class CitedLesson(Base):
     question_id: Mapped[int] = mapped_column(
         ForeignKey("question_log.id", ondelete="CASCADE"), primary_key=True
     )
-    course: Mapped[str] = mapped_column(String(200), primary_key=True)
+    course: Mapped[str] = mapped_column(String(COURSE_CHARS), primary_key=True)
     lesson: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
@@ -178,7 +179,7 @@ class EvalCase(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     question: Mapped[str] = mapped_column(Text)
-    gold_course: Mapped[str] = mapped_column(String(200))
+    gold_course: Mapped[str] = mapped_column(String(COURSE_CHARS))
     gold_lesson: Mapped[int | None] = mapped_column(Integer)
     evidence: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Select, delete, func, insert, or_, select
 
 from app.store.database import Database
-from app.store.models import CitedLesson, Feedback, LoggedQuestion, now
+from app.store.models import COURSE_CHARS, CitedLesson, Feedback, LoggedQuestion, now
 from app.store.records import DayCount, GapCandidate, GapReason, LessonCount, QuestionEntry
 from app.store.soft import hard, soft
 
@@ -36,6 +36,11 @@ def _day(value: Any) -> date:
     return value if isinstance(value, date) else date.fromisoformat(str(value))
 
 
+def _course(title: str | None) -> str | None:
+    """A course title cut to its column (a longer one would fail the write on PostgreSQL)."""
+    return title[:COURSE_CHARS] if title is not None else None
+
+
 def _cell(value: Any) -> str:
     """A CSV cell that a spreadsheet shows as text, never runs as a formula."""
     text = "" if value is None else str(value)
@@ -56,11 +61,11 @@ class QuestionLog:
                 insert(LoggedQuestion)
                 .values(
                     question=entry.question,
-                    course=entry.course,
+                    course=_course(entry.course),
                     declined=entry.declined,
                     confidence=entry.confidence,
                     mode=entry.mode,
-                    closest_course=entry.closest[0] if entry.closest else None,
+                    closest_course=_course(entry.closest[0]) if entry.closest else None,
                     closest_lesson=entry.closest[1] if entry.closest else None,
                     exchange_id=entry.exchange_id,
                     created_at=now(),
@@ -69,7 +74,7 @@ class QuestionLog:
             )
             lessons = [
                 {"question_id": log_id, "course": course, "lesson": lesson}
-                for course, lesson in sorted(set(entry.lessons))
+                for course, lesson in sorted({(_course(course), lesson) for course, lesson in entry.lessons})
             ]
             if lessons:
                 connection.execute(insert(CitedLesson), lessons)

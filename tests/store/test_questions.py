@@ -126,3 +126,13 @@ def test_the_log_is_purged_by_age_or_whole(store):
     assert store.questions.purge() == 1
     assert list(store.questions.csv_rows()) == [CSV_HEADER]
     assert store.questions.per_lesson() == []
+
+
+def test_a_very_long_course_title_is_cut_to_fit_not_lost(store):
+    title = "A" * 300
+    log_id = store.questions.record(
+        QuestionEntry(question="q", course=title, lessons=[(title, 1)], closest=(title, 1))
+    )
+
+    assert isinstance(log_id, int)
+    assert [(row.course, row.lesson) for row in store.questions.per_lesson()] == [("A" * 200, 1)]
