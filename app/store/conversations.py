@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import cast
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.errors import BadRequest
@@ -27,6 +27,19 @@ LIST_LIMIT = 50
 # Longer than any answer takes (the model's timeout and retries): a question still pending after this lost its
 # answer to a worker that died, and reads as interrupted.
 STALE_PENDING = timedelta(minutes=10)
+
+
+# The answer path's statements, built once: building a statement per call costs more than running it.
+NEW_CONVERSATION = insert(Conversation)
+# The owner check and the "recently active" stamp in one statement.
+TOUCH = (
+    update(Conversation)
+    .where(Conversation.id == bindparam("c_id"), Conversation.owner == bindparam("c_owner"))
+    .values(updated_at=bindparam("stamp"))
+)
+NEW_EXCHANGE = insert(Exchange).returning(Exchange.id)
+# The columns to set come from the parameters' names.
+FINISH = update(Exchange).where(Exchange.id == bindparam("e_id"))
 
 
 def title_from(text: str) -> str:
@@ -67,34 +80,32 @@ class Conversations:
             if conversation_id is None:
                 conversation_id = new_id()
                 connection.execute(
-                    insert(Conversation).values(
-                        id=conversation_id,
-                        owner=owner,
-                        title=title_from(question),
-                        created_at=stamp,
-                        updated_at=stamp,
-                    )
+                    NEW_CONVERSATION,
+                    {
+                        "id": conversation_id,
+                        "owner": owner,
+                        "title": title_from(question),
+                        "created_at": stamp,
+                        "updated_at": stamp,
+                    },
                 )
-            else:
-                # The owner check and the "recently active" stamp in one statement.
-                touched = connection.execute(
-                    update(Conversation)
-                    .where(Conversation.id == conversation_id, Conversation.owner == owner)
-                    .values(updated_at=stamp)
-                )
-                if touched.rowcount != 1:
-                    return None
+            elif (
+                connection.execute(
+                    TOUCH, {"c_id": conversation_id, "c_owner": owner, "stamp": stamp}
+                ).rowcount
+                != 1
+            ):
+                return None  # not this browser's conversation, or none at all
             exchange_id = connection.scalar(
-                insert(Exchange)
-                .values(
-                    conversation_id=conversation_id,
-                    question=question,
-                    answer="",
-                    sources=[],
-                    status="pending",
-                    created_at=stamp,
-                )
-                .returning(Exchange.id)
+                NEW_EXCHANGE,
+                {
+                    "conversation_id": conversation_id,
+                    "question": question,
+                    "answer": "",
+                    "sources": [],
+                    "status": "pending",
+                    "created_at": stamp,
+                },
             )
             return Asked(conversation_id, int(exchange_id))  # type: ignore[arg-type]  # RETURNING gives one id
 
@@ -102,20 +113,17 @@ class Conversations:
     def finish(self, exchange_id: int, outcome: Outcome) -> bool:
         """Complete a pending exchange with how its answer ended; False when there is no such exchange."""
         with self.db.statements() as connection:
-            result = connection.execute(
-                update(Exchange)
-                .where(Exchange.id == exchange_id)
-                .values(
-                    status=outcome.status,
-                    answer=outcome.answer,
-                    sources=outcome.sources,
-                    mode=outcome.mode,
-                    first_text_ms=outcome.first_text_ms,
-                    total_ms=outcome.total_ms,
-                    confidence=outcome.confidence,
-                )
-            )
-            return result.rowcount == 1
+            values = {
+                "e_id": exchange_id,
+                "status": outcome.status,
+                "answer": outcome.answer,
+                "sources": outcome.sources,
+                "mode": outcome.mode,
+                "first_text_ms": outcome.first_text_ms,
+                "total_ms": outcome.total_ms,
+                "confidence": outcome.confidence,
+            }
+            return connection.execute(FINISH, values).rowcount == 1
 
     @hard
     def recent(self, owner: str, limit: int = LIST_LIMIT) -> list[ConversationSummary]:

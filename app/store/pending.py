@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import delete, insert, update
+from sqlalchemy import bindparam, delete, insert, update
 
 from app.store.database import Database
 from app.store.models import PendingQuestion, new_id, now
@@ -13,6 +13,19 @@ from app.store.soft import hard, soft
 
 # A stream opens within a second of its question; past this an unclaimed question is stale.
 CLAIM_SECONDS = 300
+
+HOLD = insert(PendingQuestion)
+_UNCLAIMED = (
+    PendingQuestion.id == bindparam("p_id"),
+    PendingQuestion.owner == bindparam("p_owner"),
+    PendingQuestion.claimed_at.is_(None),
+    PendingQuestion.created_at >= bindparam("cutoff"),
+)
+_CLAIMED = (PendingQuestion.question, PendingQuestion.exchange_id)
+# One conditional statement each: of any number of concurrent claims on any hosts, one changes the row.
+CLAIM = update(PendingQuestion).where(*_UNCLAIMED).values(claimed_at=bindparam("stamp")).returning(*_CLAIMED)
+# Without stored conversations the claim deletes the question, so nothing of it outlives the claim.
+CLAIM_AND_DELETE = delete(PendingQuestion).where(*_UNCLAIMED).returning(*_CLAIMED)
 
 
 class PendingQuestions:
@@ -27,34 +40,21 @@ class PendingQuestions:
     def hold(self, owner: str, question: str, exchange_id: int | None = None) -> str:
         """Keep `question` for `owner`'s stream; return the opaque id the stream URL carries."""
         pending_id = new_id()
+        row = {"id": pending_id, "owner": owner, "question": question, "exchange_id": exchange_id}
         with self.db.statements() as connection:
-            connection.execute(
-                insert(PendingQuestion).values(
-                    id=pending_id, owner=owner, question=question, exchange_id=exchange_id, created_at=now()
-                )
-            )
+            connection.execute(HOLD, {**row, "created_at": now()})
         return pending_id
 
     @soft("claim")
     def claim(self, owner: str, pending_id: str, max_age: float = CLAIM_SECONDS) -> Claim | None:
         """The question, to the first claim by its owner within `max_age` seconds; None to every other."""
-        unclaimed = (
-            PendingQuestion.id == pending_id,
-            PendingQuestion.owner == owner,
-            PendingQuestion.claimed_at.is_(None),
-            PendingQuestion.created_at >= now() - timedelta(seconds=max_age),
-        )
-        # One conditional statement: of any number of concurrent claims on any hosts, one changes the row.
-        # Without stored conversations the claim deletes the question, so nothing of it outlives the claim.
-        claim = (
-            update(PendingQuestion).where(*unclaimed).values(claimed_at=now())
-            if self.keep_claimed
-            else delete(PendingQuestion).where(*unclaimed)
-        )
+        stamp = now()
+        values = {"p_id": pending_id, "p_owner": owner, "cutoff": stamp - timedelta(seconds=max_age)}
         with self.db.statements() as connection:
-            row = connection.execute(
-                claim.returning(PendingQuestion.question, PendingQuestion.exchange_id)
-            ).one_or_none()
+            if self.keep_claimed:
+                row = connection.execute(CLAIM, {**values, "stamp": stamp}).one_or_none()
+            else:
+                row = connection.execute(CLAIM_AND_DELETE, values).one_or_none()
         return Claim(question=row.question, exchange_id=row.exchange_id) if row is not None else None
 
     @hard

@@ -19,6 +19,9 @@ EXAMPLES = 3
 CSV_HEADER = ["asked_at", "question", "course", "lessons", "declined", "confidence", "mode", "vote"]
 # A cell starting with one of these is a formula to a spreadsheet; a leading quote keeps it text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# The answer path's statements, built once.
+LOG = insert(LoggedQuestion).returning(LoggedQuestion.id)
+CITE = insert(CitedLesson)
 Q = TypeVar("Q", bound=Select)  # any Select, whatever its columns
 
 
@@ -56,28 +59,25 @@ class QuestionLog:
     @soft("log")
     def record(self, entry: QuestionEntry) -> int:
         """Log one question with the lessons its answer cited; return the log row's id."""
+        row = {
+            "question": entry.question,
+            "course": _course(entry.course),
+            "declined": entry.declined,
+            "confidence": entry.confidence,
+            "mode": entry.mode,
+            "closest_course": _course(entry.closest[0]) if entry.closest else None,
+            "closest_lesson": entry.closest[1] if entry.closest else None,
+            "exchange_id": entry.exchange_id,
+            "created_at": now(),
+        }
         with self.db.statements() as connection:
-            log_id = connection.scalar(
-                insert(LoggedQuestion)
-                .values(
-                    question=entry.question,
-                    course=_course(entry.course),
-                    declined=entry.declined,
-                    confidence=entry.confidence,
-                    mode=entry.mode,
-                    closest_course=_course(entry.closest[0]) if entry.closest else None,
-                    closest_lesson=entry.closest[1] if entry.closest else None,
-                    exchange_id=entry.exchange_id,
-                    created_at=now(),
-                )
-                .returning(LoggedQuestion.id)
-            )
+            log_id = connection.scalar(LOG, row)
             lessons = [
                 {"question_id": log_id, "course": course, "lesson": lesson}
                 for course, lesson in sorted({(_course(course), lesson) for course, lesson in entry.lessons})
             ]
             if lessons:
-                connection.execute(insert(CitedLesson), lessons)
+                connection.execute(CITE, lessons)
         return int(log_id)  # type: ignore[arg-type]  # RETURNING gives one id
 
     @hard
