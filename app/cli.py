@@ -22,6 +22,7 @@ from app.rules import MAX_PASSAGES, TERMINAL_SNIPPET_CHARS, snippet
 from app.search.models import FILE_STATUSES, FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
 from app.services import services
+from app.store.cli import db_group
 
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar  # the type click.progressbar returns
@@ -34,6 +35,7 @@ def register_cli(app: Flask) -> None:
     app.cli.add_command(index_command)
     app.cli.add_command(search_command)
     app.cli.add_command(ask_command)
+    app.cli.add_command(db_group)
 
 
 def _fail(error: AppError) -> NoReturn:

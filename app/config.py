@@ -21,6 +21,9 @@ from app.rules import MAX_PASSAGES
 DEFAULT_MODEL = "claude-sonnet-5-5"
 # Names another dotenv file to read instead of `.env`; set but empty, no dotenv file is read (tests do this).
 ENV_FILE_VARIABLE = "COURSE_ASSISTANT_ENV_FILE"
+# The embedded database, in INSTANCE_PATH, when DATABASE_URL is unset.
+DATABASE_FILE = "assistant.sqlite3"
+DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgres://", "postgresql+psycopg://")
 
 
 class ConfigError(SystemExit):
@@ -68,6 +71,9 @@ class Settings(BaseSettings):
     metrics_enabled: bool = False
     session_cookie_secure: bool = False
     trusted_proxies: int = Field(0, ge=0, le=10)
+    database_url: str | None = None
+    store_conversations: bool = True
+    conversation_retention_days: int = Field(90, ge=1, le=36_500)
 
     @field_validator(
         "anthropic_api_key",
@@ -75,6 +81,7 @@ class Settings(BaseSettings):
         "admin_password",
         "secret_key",
         "chroma_host",
+        "database_url",
         mode="before",
     )
     @classmethod
@@ -103,6 +110,17 @@ class Settings(BaseSettings):
             raise ValueError(f"'{value}' is not a storage URI such as memory:// or redis://host:6379")
         return value
 
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str | None) -> str | None:
+        """Refuse a database the store has no driver for, before the first question finds out."""
+        if value is not None and not value.startswith(DATABASE_SCHEMES):
+            raise ValueError(
+                f"'{value.partition('://')[0]}://…' is not a database URL such as "
+                "postgresql+psycopg://user:password@host/db or sqlite:////path/to/file.db"
+            )
+        return value
+
     @model_validator(mode="after")
     def _check_overlap(self) -> Settings:
         """Refuse an overlap that would leave no room for new text in a chunk."""
@@ -126,6 +144,17 @@ class Settings(BaseSettings):
         if self.uses_chroma_server:
             return self.instance_path
         return self.resolved_chroma_path.parent
+
+    @property
+    def resolved_database_url(self) -> str:
+        """DATABASE_URL, or the SQLite file in INSTANCE_PATH."""
+        if self.database_url:
+            # A bare postgresql:// or postgres:// URL would pick psycopg2, not installed; psycopg 3 is.
+            scheme, _, rest = self.database_url.partition("://")
+            return (
+                f"postgresql+psycopg://{rest}" if scheme in ("postgresql", "postgres") else self.database_url
+            )
+        return f"sqlite:///{(self.instance_path / DATABASE_FILE).resolve()}"
 
     @property
     def max_upload_bytes(self) -> int:

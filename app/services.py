@@ -82,6 +82,13 @@ class Services:
         return self._once("assistant", lambda: Assistant(self.settings, self.index))
 
     @property
+    def store(self):
+        """The database: conversations, pending questions, feedback, question log, eval cases."""
+        from app.store.store import Store
+
+        return self._once("store", lambda: Store.from_settings(self.settings))
+
+    @property
     def warm(self) -> bool:
         """True once this process has loaded the embedding model, so a question pays no start-up cost."""
         return self.index.embedder.loaded

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from app.assistant.models import Answer
+from app.assistant.base import Answer
 from app.assistant.service import Assistant
 from app.errors import AppError
 from app.library.sync import Indexer

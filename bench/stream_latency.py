@@ -63,7 +63,7 @@ def main(count: int = N) -> None:
     """Index the sample docs into a temp folder, then time streamed and plain answers of a scripted model."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, str(ROOT))  # tests.scripted_answerer is the stand-in model the tests use
-    from app.assistant.models import Answer, DoneEvent, TextEvent
+    from app.assistant.base import Answer, DoneEvent, TextEvent
     from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
 
     events = [TextEvent(piece) for piece in PIECES]

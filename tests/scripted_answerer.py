@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
-from app.assistant.models import AnswerEvent, Exchange, Source
+from app.assistant.base import AnswerEvent, Exchange, Source
 
 # A lesson of the test library, as an answer would cite it.
 FIXTURES_SOURCE = Source(

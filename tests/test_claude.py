@@ -6,9 +6,9 @@ import socket
 
 import pytest
 
+from app.assistant.base import Exchange, StatusEvent, TextEvent
 from app.assistant.citations import search_result_block, strip_markers
-from app.assistant.claude import EMPTY_ANSWER
-from app.assistant.models import Exchange, StatusEvent, TextEvent
+from app.assistant.claude.answerer import EMPTY_ANSWER
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL
 from app.errors import ModelUnavailable
 from app.rules import snippet

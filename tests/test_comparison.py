@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.comparison import split_comparison
+from app.assistant.extractive.comparison import split_comparison
 
 PYTEST = "Python Testing with Pytest"
 VECTOR = "Vector Databases from Scratch"
@@ -96,7 +96,9 @@ def test_a_comparison_quotes_a_passage_for_each_half(answerer, question, lessons
 def test_halves_that_find_the_same_sentences_answer_once(answerer):
     question = "Compare fixtures and fixture setup"
     assert split_comparison(question) == ("Compare fixtures", "Compare fixture setup")
-    assert answerer._compare(answerer.plan(question), split_comparison(question)) is None
+    plan = answerer.plan(question)
+    assert plan.halves is not None  # both halves have a topic of their own: the question is split
+    assert answerer._compare(plan) is None
     # Both halves land on the same sentences of the fixtures lesson: the ordinary answer, quoted once.
     answer = answerer.answer(question, [])
     assert [(source.course_title, source.lesson_number) for source in answer.sources][:1] == [(PYTEST, 2)]

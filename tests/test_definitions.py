@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant import extractive
-from app.assistant.definitions import defined_term, defines
+from app.assistant.extractive import quotes
+from app.assistant.extractive.intent import defined_term
+from app.assistant.extractive.quotes import defines
 
 
 @pytest.mark.parametrize(
@@ -61,5 +62,5 @@ def test_what_is_x_leads_with_the_definition(assistant):
 
 def test_without_the_preference_the_definition_does_not_lead(assistant, monkeypatch):
     # What the preference changes: the best-scoring run starts a sentence earlier, on how tests are found.
-    monkeypatch.setattr(extractive, "DEFINITION_GAP", -1.0)
+    monkeypatch.setattr(quotes, "DEFINITION_GAP", -1.0)
     assert not body(assistant.answer("What is a test?", [])).startswith("A test is")

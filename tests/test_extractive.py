@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.extractive import NO_MATCH, lesson_number, wants_outline
+from app.assistant.base import Exchange
+from app.assistant.extractive import ExtractiveAnswerer
+from app.assistant.extractive.intent import wants_outline
+from app.assistant.extractive.naming import lesson_number
+from app.assistant.extractive.render import NO_MATCH
 from app.errors import BadRequest
 
 RAG = "Retrieval-Augmented Generation in Practice"
@@ -277,8 +281,6 @@ def test_politeness_is_not_part_of_a_course_name(assistant):
 
 def _after(assistant, first: str, follow_up: str):
     """Ask `first`, then `follow_up` with the first exchange as history; return both answers."""
-    from app.assistant.models import Exchange
-
     answer = assistant.answer(first, [])
     previous = Exchange(question=first, answer=answer.markdown, sources=answer.sources)
     return answer, assistant.answer(follow_up, [previous])
@@ -319,7 +321,6 @@ def test_a_new_question_naming_its_own_course_is_not_a_follow_up(assistant):
 
 
 def test_sentence_vectors_are_embedded_once_not_on_every_question(services):
-    from app.assistant.extractive import ExtractiveAnswerer
     from tests.helpers import CountingEmbedder
 
     counting = CountingEmbedder(services.index.embedder)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.models import Source
+from app.assistant.base import Source
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, TOOL_SCHEMAS, SourceCollector, ToolBox
 
 RAG = "Retrieval-Augmented Generation in Practice"

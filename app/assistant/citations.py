@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.assistant.models import Source
+from app.assistant.base import Source
 from app.assistant.tools import lesson_label
 from app.courses.chunking import split_sentences
 from app.rules import snippet

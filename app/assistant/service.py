@@ -5,25 +5,25 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from app.assistant.base import Answer, Answerer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive import ExtractiveAnswerer
-from app.assistant.models import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.tools import ToolBox
 from app.config import Settings
 from app.rules import checked_question, recent
 from app.search.embedding import get_embedder
 
 if TYPE_CHECKING:
-    from app.assistant.claude import ClaudeAnswerer
+    from app.search.index import CourseIndex
 
 
 class Assistant:
     """Answer questions about the indexed courses; `mode` says how ('claude' or 'extractive')."""
 
-    def __init__(self, settings: Settings, index):
+    def __init__(self, settings: Settings, index: CourseIndex):
         self.settings = settings
         self.toolbox = ToolBox(index, max_results=settings.max_results)
         self.mode = settings.mode
-        self._answerer: ClaudeAnswerer | ExtractiveAnswerer
+        self._answerer: Answerer
         if self.mode == "claude":
             # Only in Claude mode: the SDK takes a second to import, which extractive mode never needs.
             from app.assistant.claude import ClaudeAnswerer

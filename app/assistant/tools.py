@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.assistant.models import Source
+from app.assistant.base import Source
 from app.errors import BadRequest, NotFound
 from app.rules import snippet
 from app.search.models import Outline, Passage
+
+if TYPE_CHECKING:
+    from app.search.index import CourseIndex
 
 SEARCH_TOOL = "search_course_content"
 OUTLINE_TOOL = "get_course_outline"
@@ -184,7 +187,7 @@ class ToolBox:
 
     schemas = TOOL_SCHEMAS
 
-    def __init__(self, index, max_results: int | None = None):
+    def __init__(self, index: CourseIndex, max_results: int | None = None):
         self.index = index
         self.max_results = max_results
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from app.assistant.models import Exchange, Source
+from app.assistant.base import Exchange, Source
 from app.rules import STORED_SNIPPET_CHARS, snippet
 
 # Compact, positional forms: [label, course, lesson, lesson title, course link, lesson link, snippet].

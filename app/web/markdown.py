@@ -10,8 +10,8 @@ import markdown as md
 import nh3
 from markupsafe import Markup, escape
 
+from app.assistant.base import Source
 from app.assistant.citations import MARKER
-from app.assistant.models import Source
 from app.links import LINK_SCHEMES, safe_url
 
 ALLOWED_TAGS = {

@@ -19,7 +19,7 @@ from prometheus_client import (
     multiprocess,
 )
 
-from app.assistant.models import Answer
+from app.assistant.base import Answer
 from app.metrics import INDEXED, MODEL_TOKENS, REQUEST_SECONDS, TOOL_ROUNDS
 from app.services import services
 

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from flask import Response, stream_with_context
 
-from app.assistant.models import Answer, AnswerEvent, DoneEvent, StatusEvent, TextEvent
+from app.assistant.base import Answer, AnswerEvent, DoneEvent, StatusEvent, TextEvent
 
 
 class AnswerFace(Protocol):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Flask, session
 from markupsafe import Markup
 
-from app.assistant.models import Exchange
+from app.assistant.base import Exchange
 from app.links import safe_url
 from app.web.markdown import render_answer, render_markdown, source_anchor
 from app.web.session import THEME_KEY

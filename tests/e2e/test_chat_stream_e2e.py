@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from app.assistant.models import Answer, DoneEvent, StatusEvent, TextEvent
+from app.assistant.base import Answer, DoneEvent, StatusEvent, TextEvent
 from tests.e2e.conftest import serve
 from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
 

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from app.assistant.models import Answer, DoneEvent, StatusEvent, TextEvent
+from app.assistant.base import Answer, DoneEvent, StatusEvent, TextEvent
 from app.errors import ModelUnavailable
 from app.web.chat import tokens as stream_tokens
 from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer

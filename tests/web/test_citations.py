@@ -6,8 +6,8 @@ import random
 import re
 import string
 
+from app.assistant.base import Exchange, Source
 from app.assistant.citations import MARKER, search_result_block
-from app.assistant.models import Exchange, Source
 from app.web.chat.history import History, load_history, save_history
 from app.web.markdown import render_answer, source_anchor
 from app.web.session import COOKIE_BUDGET, cookie_size

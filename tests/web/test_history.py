@@ -9,7 +9,7 @@ import flask
 import pytest
 from flask.sessions import SecureCookieSessionInterface
 
-from app.assistant.models import Exchange, Source
+from app.assistant.base import Exchange, Source
 from app.web.chat.history import History, load_history, save_history
 from app.web.exchanges import decode_exchanges, encode_exchanges
 from app.web.session import COOKIE_BUDGET, HISTORY_KEY, cookie_size

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from app.assistant.models import Source
+from app.assistant.base import Source
 from app.links import safe_url
 from app.web.markdown import render_answer, render_markdown
 from tests.web.support import ask_streamed

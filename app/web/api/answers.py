@@ -9,7 +9,7 @@ from typing import Any
 from flask import current_app
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from app.assistant.models import Answer, Exchange, Source
+from app.assistant.base import Answer, Exchange, Source
 from app.errors import BadRequest
 from app.links import safe_url
 from app.rules import recent

@@ -9,8 +9,8 @@ from typing import Any, Literal
 from flask import session
 from pydantic import TypeAdapter, ValidationError
 
+from app.assistant.base import Exchange
 from app.assistant.citations import strip_markers
-from app.assistant.models import Exchange
 from app.rules import recent
 from app.web.exchanges import decode_exchanges, encode_exchanges
 from app.web.session import HISTORY_KEY, fits

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import render_template
 
-from app.assistant.models import Exchange
+from app.assistant.base import Exchange
 from app.errors import AppError
 from app.search.models import CourseRecord
 from app.services import services, settings

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import render_template
 
-from app.assistant.models import Answer, Exchange
+from app.assistant.base import Answer, Exchange
 from app.web.chat.tokens import commit_token
 from app.web.errors import public_error
 from app.web.markdown import render_markdown

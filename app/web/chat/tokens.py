@@ -12,7 +12,7 @@ from typing import Any
 from flask import current_app, session
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
-from app.assistant.models import Exchange
+from app.assistant.base import Exchange
 from app.web.exchanges import decode_exchanges, encode_exchanges
 from app.web.session import TURN_KEY
 

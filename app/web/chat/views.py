@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
-from app.assistant.models import Exchange
+from app.assistant.base import Exchange
 from app.errors import AppError, BadRequest, Conflict, NotFound
 from app.extensions import ask_limit
 from app.rules import question_problem

@@ -1,11 +1,15 @@
-"""Sources, answers and conversation exchanges."""
+"""What every answerer shares: the Answerer protocol, the answer events, answers, sources and exchanges."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Source(BaseModel):
@@ -72,3 +76,23 @@ class DoneEvent:
 
 
 AnswerEvent = StatusEvent | TextEvent | DoneEvent
+
+
+class Answerer(Protocol):
+    """Answers one checked question given the recent exchanges, as events ending in a DoneEvent."""
+
+    def stream(self, question: str, history: list[Exchange]) -> Iterator[AnswerEvent]:
+        """Answer as events: status lines, text pieces, then the finished Answer."""
+        ...
+
+
+class TextEmbedder(Protocol):
+    """The part of the embedding model the assistant uses: unit vectors for a question and for sentences."""
+
+    def embed_query(self, text: str) -> Sequence[float] | np.ndarray:
+        """One question's vector."""
+        ...
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """The vectors of several texts, in order."""
+        ...

@@ -1,0 +1,113 @@
+"""The answerer used without an API key: the same tools, chosen from the question, and the best sentences.
+
+A question walks the pipeline once: understand it (intent.py: an immutable Plan), retrieve the passages or
+the outline (retrieve.py), select the sentences to quote (quotes.py), render the markdown (render.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange, TextEmbedder
+from app.assistant.extractive.intent import Plan, understand
+from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, lead, more
+from app.assistant.extractive.render import (
+    OUTLINE_NOTE,
+    SEARCH_NOTE,
+    no_match,
+    outline_fact,
+    render_course_list,
+    render_outline,
+    render_quotes,
+    reply,
+)
+from app.assistant.extractive.retrieve import course_outline, search, search_query
+from app.assistant.tools import ToolBox
+
+
+class ExtractiveAnswerer:
+    """Answer from the course materials alone: pick a tool from the question, quote the best sentences."""
+
+    def __init__(self, toolbox: ToolBox, embedder: TextEmbedder):
+        self.toolbox = toolbox
+        self.index = toolbox.index
+        self.scorer = SentenceScorer(embedder)
+
+    def plan(self, question: str, history: list[Exchange] | None = None) -> Plan:
+        """Understand the question, carrying on from the last exchange when it refers back to it."""
+        return understand(question, self.index, history[-1] if history else None)
+
+    def stream(self, question: str, history: list[Exchange]) -> Iterator[AnswerEvent]:
+        """Answer as events; for now the whole answer arrives at once."""
+        yield DoneEvent(self.answer(question, history))
+
+    def answer(self, question: str, history: list[Exchange]) -> Answer:
+        """Answer one question; a follow-up that names no course carries on from the previous exchange."""
+        plan = self.plan(question, history)
+        compared = self._compare(plan)
+        if compared is not None:
+            return compared
+        if plan.course_error:
+            return reply(OUTLINE_NOTE if plan.outline else SEARCH_NOTE, plan.course_error, [], False)
+        if plan.outline:
+            return self._outline(plan)
+        return self._search(plan)
+
+    def _search(self, plan: Plan) -> Answer:
+        """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
+        result = search(self.toolbox, search_query(plan), plan.course, plan.lesson)
+        note = f"{SEARCH_NOTE}\n\n{plan.note}" if plan.note else SEARCH_NOTE
+        if result.is_error:
+            return reply(note, result.text, [], True)
+        quotes = self.scorer.quotes(plan.topic, result.passages)
+        # A question about a lesson it names is answered from that lesson, however loosely it is worded.
+        floor = MIN_RELEVANCE if plan.lesson is None else 0.0
+        opening = lead(quotes, plan.overview, plan.term, floor)
+        if not opening:
+            return no_match(plan.note)
+        body, sources = render_quotes(opening + more(quotes, opening, plan.term))
+        return reply(note, body, sources, True)
+
+    def _compare(self, plan: Plan) -> Answer | None:
+        """Answer each half of a comparison on its own and quote both; None for a question that is no
+        comparison, or when that finds no two answers.
+
+        A half that names a course searches it ("the RAG course and the vector databases course"). When
+        neither half names one, both keep the whole question's course (a follow-up's, say); when only one
+        does, the other searches every course.
+        """
+        if plan.halves is None:
+            return None
+        halves = plan.halves
+        shared = None if plan.course_error or any(half.course for half in halves) else plan.course
+        leads: list[list[Quote]] = []
+        for half in halves:
+            lesson = half.lesson if half.lesson is not None else plan.lesson
+            result = search(self.toolbox, half.topic, half.course or shared, lesson)
+            found = [] if result.is_error else lead(self.scorer.quotes(half.topic, result.passages), False)
+            if not found:
+                return None
+            leads.append(found)
+        first, second = ({quote.place for quote in found} for found in leads)
+        if first & second:  # both halves found the same sentences: one answer, not a comparison
+            return None
+        notes = list(dict.fromkeys(half.note for half in halves if half.note))
+        body, sources = render_quotes(leads[0] + leads[1])
+        return reply("\n\n".join([SEARCH_NOTE, *notes]), body, sources, True)
+
+    def _outline(self, plan: Plan) -> Answer:
+        """The named course's outline as markdown; without a course, the list of courses."""
+        course = plan.course
+        if course is None:
+            courses = self.index.courses()
+            if len(courses) != 1:
+                return reply(OUTLINE_NOTE, render_course_list(courses), [], False)
+            course = courses[0]
+        result = course_outline(self.toolbox, course)
+        if result.is_error or result.outline is None:
+            return reply(OUTLINE_NOTE, result.text, [], True)
+        body = render_outline(result.outline)
+        fact = outline_fact(result.outline, plan)
+        if fact:
+            body = f"{fact}\n\n{body}"
+        return reply(OUTLINE_NOTE, body, result.sources, True)

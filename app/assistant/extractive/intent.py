@@ -1,0 +1,216 @@
+"""Understand a question, the pipeline's first step: what it asks for, as an immutable Plan.
+
+The tool (an outline, or a search), the course and lesson it names, its topic, the one outline fact it
+asks for, a comparison's two halves, and the course a follow-up carries on from the previous exchange.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from app.assistant.base import Exchange
+from app.assistant.extractive.comparison import CUE_RE, split_comparison
+from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
+from app.errors import CourseNotFound
+from app.search.models import CourseRecord
+from app.search.names import STOPWORDS, content_words, stem, tokens
+
+if TYPE_CHECKING:
+    from app.search.index import CourseIndex
+
+INSTRUCTOR_RE = re.compile(
+    r"\bwho\s+(?:teaches|taught|is\s+teaching|runs|gives|is\s+the\s+(?:instructor|teacher))\b"
+    r"|\btaught\s+by\b|\b(?:instructor|teacher)\s+(?:of|for)\b|\bwhich\s+(?:instructor|teacher)\b"
+    r"|\bwhat(?:'s|\s+is)\s+the\s+(?:name\s+of\s+the\s+)?(?:instructor|teacher)\b",
+    re.IGNORECASE,
+)
+OUTLINE_RE = re.compile(
+    r"\b(outline|syllabus|curriculum|table of contents|structure|lesson list|list (?:of |the )?lessons"
+    r"|(?:which|what|how many) lessons|lessons (?:are )?(?:in|of)|what is covered"
+    r"|what (?:does|do|will) .+ cover)\b",
+    re.IGNORECASE,
+)
+# Outline questions with one answer, led by that answer before the outline itself.
+COUNT_RE = re.compile(r"\bhow\s+many\s+lessons\b", re.IGNORECASE)
+LINK_RE = re.compile(r"\b(?:link|url|web\s*site|web\s*page)\b", re.IGNORECASE)
+LAST_RE = re.compile(r"\b(?:last|final)\s+lesson\b", re.IGNORECASE)
+FIRST_RE = re.compile(r"\bfirst\s+lesson\b", re.IGNORECASE)
+TITLE_RE = re.compile(r"\b(?:called|named|titled|title|name)\b", re.IGNORECASE)
+# A question that refers back to the conversation rather than naming its own course.
+FOLLOW_UP_RE = re.compile(
+    r"^\s*(?:and|but|also|so|then|what about|how about)\b"
+    r"|\b(?:the next one|the previous one|the same course|that course|this course|next lesson)\b"
+    r"|\b(?:simpler|more simply|in simpler terms|more detail|elaborate)\b"
+    r"|^\s*lesson\s+\w+\s*\??\s*$",
+    re.IGNORECASE,
+)
+# A short question that points at what was just said ("why is that?", "explain it").
+POINTING_RE = re.compile(r"\b(?:that|this|it|those|these)\b", re.IGNORECASE)
+SHORT_QUESTION_WORDS = 6
+NEXT_RE = re.compile(r"\b(?:next|following)\s+(?:one|lesson)\b", re.IGNORECASE)
+AGAIN_RE = re.compile(
+    r"\b(?:simpler|more simply|simply|in simpler terms|more detail|elaborate|explain (?:that|this|it))\b",
+    re.IGNORECASE,
+)
+# Politeness and filler that name nothing: "outline of the rag course pls".
+FILLER_RE = re.compile(r"\b(?:pls|plz|please|thx|thanks|thank\s+you)\b[.!]?", re.IGNORECASE)
+# "What is X" questions: the term X, which a defining sentence ("X is …") then answers best.
+DEFINITION_QUESTION_RE = re.compile(
+    r"^\s*(?:what\s+(?:is|are)|what's|whats|define|definition\s+of|meaning\s+of)\s+(?:an?\s+|the\s+)?(.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+# A term of more words than this is a question about something, not a name to define.
+MAX_TERM_WORDS = 4
+# Words of a question that ask rather than say what about: a question left with none of its other words
+# asks for an overview ("What does lesson 4 of the Flask course cover?").
+QUESTION_WORDS = STOPWORDS | frozenset(
+    {
+        "say", "says", "said", "tell", "explain", "explains", "cover", "covers", "covered", "teach",
+        "teaches", "taught", "learn", "summarise", "summarize", "summary", "describe", "discuss", "talk",
+        "did", "was", "were", "will", "there", "main", "key", "point", "topic", "instructor", "overview",
+        "work", "works", "use", "used", "mean", "means", "best", "good", "get",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the question asks for: the tool, the course and lesson it names, and its topic."""
+
+    outline: bool
+    course: CourseRecord | None
+    lesson: int | None
+    topic: str
+    course_error: str | None = None
+    note: str | None = None
+    instructor: bool = False
+    ask: str | None = None  # the one outline fact asked for (see outline_ask)
+    halves: tuple[Plan, Plan] | None = None  # a comparison's two questions, each with a topic of its own
+
+    @property
+    def overview(self) -> bool:
+        """True when the topic says nothing beyond asking: the question wants a lesson's or course's gist."""
+        return not content_words(self.topic, QUESTION_WORDS)
+
+    @property
+    def term(self) -> list[str] | None:
+        """The stemmed words of the term a "what is X" topic asks to define, or None."""
+        return defined_term(self.topic)
+
+
+def understand(question: str, index: CourseIndex, previous: Exchange | None = None) -> Plan:
+    """The Plan for a question; one that names no course carries on from the previous exchange."""
+    plan = _plan(question, index)
+    if previous is not None:
+        plan = follow_up(plan, question, previous, index)
+    parts = None if plan.outline else split_comparison(question)
+    if parts:
+        halves = tuple(_plan(CUE_RE.sub(" ", part), index) for part in parts)
+        # A half that names no course that exists, or has no topic, is no comparison: answer as one question.
+        if not any(half.course_error or half.overview for half in halves):
+            plan = replace(plan, halves=(halves[0], halves[1]))
+    return plan
+
+
+def _plan(question: str, index: CourseIndex) -> Plan:
+    """Decide the tool, course, lesson and topic from the question alone."""
+    question = FILLER_RE.sub(" ", question).strip() or question
+    ref = find_course(question, index)
+    topic = _without(question, ref.named_by)
+    # Typos are searched as the library spells them, and the answer says so.
+    corrected = index.corrected(topic)
+    notes = [ref.note] if ref.note else []
+    if corrected != topic:
+        notes.append(f'_Searched for "{corrected.strip()}"._')
+    return Plan(
+        ask=outline_ask(question),
+        outline=wants_outline(question),
+        course=ref.course,
+        lesson=lesson_number(question),
+        topic=corrected,
+        course_error=ref.error,
+        note="\n\n".join(notes) or None,
+        instructor=asks_instructor(question),
+    )
+
+
+def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex) -> Plan:
+    """The plan with the previous exchange's course (and lesson), for a question that refers back to it.
+
+    "And lesson 4?" keeps the course; "what about the next one?" moves to the following lesson; "explain
+    that more simply" asks the previous question again within its lesson.
+    """
+    pointing = POINTING_RE.search(question) and len(question.split()) <= SHORT_QUESTION_WORDS
+    if plan.course is not None or plan.course_error or not (FOLLOW_UP_RE.search(question) or pointing):
+        return plan
+    cited = next((source for source in previous.sources if source.course_title), None)
+    if cited is None:
+        return plan
+    try:
+        course = index.resolve_course(cited.course_title)
+    except CourseNotFound:  # the course went since the previous answer
+        return plan
+    lesson, topic = plan.lesson, plan.topic
+    if lesson is None and NEXT_RE.search(question) and cited.lesson_number is not None:
+        lesson = cited.lesson_number + 1
+        topic = ""  # "the next one" is no topic: an overview of that lesson
+    elif lesson is None and AGAIN_RE.search(question):
+        lesson = cited.lesson_number
+        topic = _without(previous.question, "")
+    if lesson is not None and lesson not in {each.number for each in course.lessons}:
+        lesson = None  # past the last lesson: the whole course rather than an error
+    return replace(plan, course=course, note=None, lesson=lesson, topic=topic)
+
+
+def asks_instructor(question: str) -> bool:
+    """True when the question asks who teaches a course."""
+    return bool(INSTRUCTOR_RE.search(question))
+
+
+def outline_ask(question: str) -> str | None:
+    """Which one fact of an outline the question asks for: count, lesson title, last, first, link."""
+    if COUNT_RE.search(question):
+        return "count"
+    if lesson_number(question) is not None and TITLE_RE.search(question):
+        return "lesson title"
+    if LAST_RE.search(question):
+        return "last"
+    if FIRST_RE.search(question) and TITLE_RE.search(question):
+        return "first"
+    if LINK_RE.search(question):
+        return "link"
+    return None
+
+
+def wants_outline(question: str) -> bool:
+    """True when the question is about a course's structure or instructor rather than its content."""
+    if outline_ask(question):
+        return True
+    asks = OUTLINE_RE.search(question) or asks_instructor(question)
+    return bool(asks) and lesson_number(question) is None
+
+
+def defined_term(question: str) -> list[str] | None:
+    """The stemmed words of the term a "what is X" question asks to define, or None."""
+    match = DEFINITION_QUESTION_RE.match(question)
+    if not match:
+        return None
+    words = [stem(word) for word in tokens(match.group(1)) if word.lower() not in STOPWORDS]
+    return words if 0 < len(words) <= MAX_TERM_WORDS else None
+
+
+def _without(text: str, named_by: str) -> str:
+    """The question without the words that named the course and the lesson: what it is about."""
+    text = LESSON_RE.sub(" ", text)
+    if named_by:
+        gone = {stem(token) for token in tokens(named_by)} | {token.lower() for token in tokens(named_by)}
+        text = re.sub(
+            r"[A-Za-z0-9]+",
+            lambda match: (
+                "" if stem(match.group(0)) in gone or match.group(0).lower() in gone else match.group(0)
+            ),
+            text,
+        )
+    return " ".join(text.split())

@@ -1,0 +1,114 @@
+"""What a question names: a lesson number, and the phrase that names a course, matched through the index.
+
+Only finding the phrase happens here; what course a phrase means is the index's `resolve_course`, the one
+resolver (see ARCHITECTURE.md, section "Assistant").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from app.assistant.extractive.mentions import mentioned_course
+from app.errors import CourseNotFound
+from app.search.models import CourseRecord
+from app.search.names import STOPWORDS, content_words, tokens
+
+if TYPE_CHECKING:
+    from app.search.index import CourseIndex
+
+NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+}  # fmt: skip
+LESSON_RE = re.compile(
+    r"\blesson\s*(?:#|no\.?\s*|number\s*)?(\d{1,3}|" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE
+)
+PREPOSITIONS = r"(?:in|of|from|about|on|for|to)"
+THE = r"(?:the\s+)?"
+NAME = r"(.{2,80}?)"
+WORDS = r"(\w[\w\s\-']{0,80}?)"
+END = r"\s*(?:[?.!,;]|$)"
+LISTING = r"(?:outline|syllabus|curriculum|lessons)"
+# Where a student names a course. Strict phrases clearly name one ("the course called X", "the outline of
+# X"): when X looks like a name and matches no course, the answer says which courses exist. Loose phrases
+# ("the X course", quoted text, "the X class", "what does X cover") often hold other words ("the best
+# course", "the instructor say in the course", "the base class"): a miss there searches every course.
+COURSE_PATTERNS: list[tuple[re.Pattern[str], bool]] = [
+    (re.compile(rf"\bcourse\s+(?:called|named|titled)\s+{NAME}{END}", re.I), True),
+    (re.compile(rf"\b{LISTING}\s+(?:of|for|in)\s+{THE}{NAME}{END}", re.I), True),
+    (re.compile(rf"\b(?:{PREPOSITIONS}\s+{THE}|the\s+){WORDS}\s+course\b", re.I), False),
+    (re.compile(rf"\bcourse\s+(?:on|about)\s+{NAME}{END}", re.I), False),
+    (re.compile(r"[\"“]([^\"”]{2,100})[\"”]"), False),
+    (re.compile(rf"\b(?:{PREPOSITIONS}\s+{THE}|the\s+){WORDS}\s+class\b", re.I), False),
+    (re.compile(rf"\bwhat\s+(?:does|do|will)\s+{THE}{NAME}\s+cover\b", re.I), False),
+]  # fmt: skip
+# A name a strict phrase gives is at most this many words; longer text is a question, not a name.
+MAX_NAME_WORDS = 5
+
+
+@dataclass(frozen=True)
+class CourseRef:
+    """The course a question names, the text that named it, and what to say when it named none that exists."""
+
+    course: CourseRecord | None = None
+    named_by: str = ""
+    error: str | None = None
+    note: str | None = None
+
+
+def lesson_number(question: str) -> int | None:
+    """The lesson number a question names ("lesson 2", "lesson two"), if any."""
+    match = LESSON_RE.search(question)
+    if not match:
+        return None
+    value = match.group(1).lower()
+    return int(value) if value.isdigit() else NUMBER_WORDS[value]
+
+
+def find_course(question: str, index: CourseIndex) -> CourseRef:
+    """The course the question names, without guessing; a strict miss is an error, a loose miss of a name a
+    note. A phrase ("the RAG course"), else the course the question mentions by acronym or title."""
+    note, missed = None, ""
+    for pattern, strict in COURSE_PATTERNS:
+        for match in pattern.finditer(question):
+            phrase = match.group(1)
+            record, name, error = _resolve_phrase(phrase, index)
+            if record is not None:
+                return CourseRef(record, named_by=name)
+            words = content_words(LESSON_RE.sub(" ", phrase))
+            if error and strict and len(words) <= MAX_NAME_WORDS:
+                return CourseRef(error=error)
+            if error and note is None and _looks_like_name(phrase) and len(words) <= MAX_NAME_WORDS:
+                titles = ", ".join(record.title for record in index.courses())
+                note = f"_No course matches '{phrase.strip()}', so every course was searched ({titles})._"
+            # "the best course" says nothing about the topic; "the base class" or a quote may well.
+            if "course" in match.group(0).lower() and not missed:
+                missed = match.group(0)
+    mentioned = mentioned_course(question, index.courses())
+    if mentioned is not None:
+        return CourseRef(*mentioned)
+    return CourseRef(note=note, named_by=missed)
+
+
+def _resolve_phrase(phrase: str, index: CourseIndex) -> tuple[CourseRecord | None, str, str | None]:
+    """Resolve a phrase, then its tails after each small word ("lesson 2 of the RAG" -> "RAG"): the
+    course, the words that named it, or the first error."""
+    words = LESSON_RE.sub(" ", phrase).split()
+    tails = [" ".join(words[i:]) for i in range(len(words)) if i == 0 or words[i - 1].lower() in STOPWORDS]
+    first_error = None
+    for tail in tails:
+        if not content_words(tail):
+            continue
+        try:
+            return index.resolve_course(tail), tail, None
+        except CourseNotFound as exc:
+            first_error = first_error or exc.message
+    return None, "", first_error
+
+
+def _looks_like_name(phrase: str) -> bool:
+    """True when every meaningful word is capitalised or an acronym ("Kubernetes", "Machine Learning")."""
+    words = [token for token in tokens(phrase) if token.lower() not in STOPWORDS]
+    return bool(words) and all(word[0].isupper() or word[0].isdigit() for word in words)

@@ -1,0 +1,114 @@
+"""Render an extractive answer, the pipeline's last step: quotes by lesson, an outline, the courses."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.assistant.base import Answer, Source
+from app.assistant.extractive.quotes import Quote
+from app.assistant.tools import SourceCollector, passage_source
+from app.search.models import CourseRecord, Outline
+
+if TYPE_CHECKING:
+    from app.assistant.extractive.intent import Plan
+
+SEARCH_NOTE = "_No language model is configured; here are the most relevant passages from the courses._"
+OUTLINE_NOTE = "_No language model is configured; here is the outline from the course materials._"
+NO_MATCH = "The course materials don't cover this. Try other words, or name a course."
+
+
+def reply(note: str, body: str, sources: list[Source], tool_used: bool) -> Answer:
+    """An Answer under the mode note."""
+    return Answer(
+        markdown=f"{note}\n\n{body}", sources=sources, mode="extractive", tool_rounds=int(tool_used)
+    )
+
+
+def no_match(note: str | None) -> Answer:
+    """The answer when nothing relevant was found: one plain line, after the plan's note if any."""
+    # The banner "here are the most relevant passages" would contradict it.
+    body = f"{note}\n\n{NO_MATCH}" if note else NO_MATCH
+    return Answer(markdown=body, sources=[], mode="extractive", tool_rounds=1)
+
+
+def render_quotes(quotes: list[Quote]) -> tuple[str, list[Source]]:
+    """Render quotes as a block per lesson, headed by its label, in order of first use; return the sources."""
+    collector = SourceCollector()
+    groups: dict[tuple[str, int | None], list[Quote]] = {}
+    for quote in quotes:
+        source = passage_source(quote.passage)
+        collector.add([source])
+        groups.setdefault((source.course_title, source.lesson_number), []).append(quote)
+    blocks = [
+        f"**{source.label}**\n\n{_join(groups[(source.course_title, source.lesson_number)])}"
+        for source in collector.sources
+    ]
+    return "\n\n".join(blocks), collector.sources
+
+
+def _join(quotes: list[Quote]) -> str:
+    """Sentences in reading order; a gap between non-adjacent sentences shows as an ellipsis."""
+    text = ""
+    previous: Quote | None = None
+    for quote in sorted(quotes, key=lambda quote: quote.order):
+        if previous is not None:
+            adjacent = quote.passage is previous.passage and quote.position == previous.position + 1
+            text += " " if adjacent else " … "
+        text += quote.sentence
+        previous = quote
+    return text
+
+
+def outline_fact(outline: Outline, plan: Plan) -> str | None:
+    """The one-line answer an outline question asks for (lesson count, a lesson's title, the link), if any."""
+    lessons = sorted(outline.lessons, key=lambda lesson: lesson.number)
+    if plan.ask == "count":
+        counted = [lesson for lesson in lessons if lesson.number > 0] or lessons
+        return f"{outline.title} has {len(counted)} lesson{'' if len(counted) == 1 else 's'}."
+    if plan.ask in ("lesson title", "last", "first") and lessons:
+        if plan.ask == "lesson title":
+            chosen = next((lesson for lesson in lessons if lesson.number == plan.lesson), None)
+            if chosen is None:
+                numbers = ", ".join(str(lesson.number) for lesson in lessons)
+                return f"{outline.title} has no lesson {plan.lesson}; its lessons are {numbers}."
+        elif plan.ask == "last":
+            chosen = lessons[-1]
+        else:
+            chosen = next((lesson for lesson in lessons if lesson.number >= 1), lessons[0])
+        title = f"[{chosen.title}]({chosen.link})" if chosen.link else chosen.title
+        return f"Lesson {chosen.number} of {outline.title} is “{title}”."
+    if plan.ask == "link":
+        return (
+            f"{outline.title}: {outline.link}" if outline.link else f"No link is listed for {outline.title}."
+        )
+    if plan.instructor:
+        return (
+            f"{outline.title} is taught by {outline.instructor}."
+            if outline.instructor
+            else "No instructor is listed."
+        )
+    return None
+
+
+def render_outline(outline: Outline) -> str:
+    """An outline as markdown: linked title, instructor, then a bullet per lesson (lesson 0 included)."""
+    title = f"[{outline.title}]({outline.link})" if outline.link else outline.title
+    lines = [f"**{title}**", ""]
+    if outline.instructor:
+        lines += [f"Instructor: {outline.instructor}", ""]
+    for lesson in outline.lessons:
+        name = f"[{lesson.title}]({lesson.link})" if lesson.link else lesson.title
+        lines.append(f"- Lesson {lesson.number}: {name}")
+    return "\n".join(lines)
+
+
+def render_course_list(courses: list[CourseRecord]) -> str:
+    """The courses there are, for an outline question that names none."""
+    if not courses:
+        return "No courses are indexed yet."
+    lines = ["Which course? Name one of these to see its outline:", ""]
+    for course in courses:
+        title = f"[{course.title}]({course.link})" if course.link else course.title
+        teacher = f", taught by {course.instructor}" if course.instructor else ""
+        lines.append(f"- {title} ({len(course.lessons)} lessons{teacher})")
+    return "\n".join(lines)

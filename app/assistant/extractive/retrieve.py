@@ -1,0 +1,33 @@
+"""Retrieve, the pipeline's second step: the passages or the outline a plan asks for, through the same
+tools Claude calls (so both modes search, resolve and report a missing course alike)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, ToolBox, ToolResult
+from app.search.models import CourseRecord
+
+if TYPE_CHECKING:
+    from app.assistant.extractive.intent import Plan
+
+
+def search(toolbox: ToolBox, query: str, course: CourseRecord | None, lesson: int | None) -> ToolResult:
+    """The passages for a query, within the course and the lesson when given."""
+    arguments = {"query": query, "course_name": course.title if course else None, "lesson_number": lesson}
+    return toolbox.run(SEARCH_TOOL, arguments)
+
+
+def search_query(plan: Plan) -> str:
+    """The plan's topic; for a question naming only a course or lesson, that lesson's or course's title."""
+    if not plan.overview:
+        return plan.topic
+    if plan.course is not None:
+        titles = {lesson.number: lesson.title for lesson in plan.course.lessons}
+        return titles.get(plan.lesson, plan.course.title) if plan.lesson is not None else plan.course.title
+    return plan.topic or "overview"
+
+
+def course_outline(toolbox: ToolBox, course: CourseRecord) -> ToolResult:
+    """A course's outline."""
+    return toolbox.run(OUTLINE_TOOL, {"course_name": course.title})
