@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the services themselves are imported on first use, so start
     from app.library.sync import Indexer
     from app.library.trash import Trash
     from app.search.index import CourseIndex
+    from app.store.store import Store
 
 T = TypeVar("T")
 
@@ -82,7 +83,7 @@ class Services:
         return self._once("assistant", lambda: Assistant(self.settings, self.index))
 
     @property
-    def store(self):
+    def store(self) -> Store:
         """The database: conversations, pending questions, feedback, question log, eval cases."""
         from app.store.store import Store
 
