@@ -21,8 +21,6 @@ from app.rules import MAX_PASSAGES
 DEFAULT_MODEL = "claude-sonnet-5-5"
 # Names another dotenv file to read instead of `.env`; set but empty, no dotenv file is read (tests do this).
 ENV_FILE_VARIABLE = "COURSE_ASSISTANT_ENV_FILE"
-# The embedded database, in INSTANCE_PATH, when DATABASE_URL is unset.
-DATABASE_FILE = "assistant.sqlite3"
 DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgres://", "postgresql+psycopg://")
 
 
@@ -154,7 +152,7 @@ class Settings(BaseSettings):
             return (
                 f"postgresql+psycopg://{rest}" if scheme in ("postgresql", "postgres") else self.database_url
             )
-        return f"sqlite:///{(self.instance_path / DATABASE_FILE).resolve()}"
+        return f"sqlite:///{StatePaths(self.instance_path, self.state_dir).database.resolve()}"
 
     @property
     def max_upload_bytes(self) -> int:

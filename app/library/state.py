@@ -77,6 +77,11 @@ class StatePaths:
         return self.instance / "trash"
 
     @property
+    def database(self) -> Path:
+        """The SQLite database, when DATABASE_URL names none."""
+        return self.instance / "assistant.sqlite3"
+
+    @property
     def secret_key(self) -> Path:
         """The generated SECRET_KEY, when none is set."""
         return self.instance / "secret_key"
