@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml constraints.txt
 	# the package itself only needs some torch (through sentence-transformers).
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	# The one-time ONNX export of the embedding model, so serving processes never import torch.
-	$(BIN)/python -m app.search.onnx_export
+	$(BIN)/python -m app.search.embedding.export
 	touch $(STAMP)
 
 install: $(STAMP)

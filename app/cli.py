@@ -27,6 +27,8 @@ from app.store.cli import db_group
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar  # the type click.progressbar returns
 
+    from app.search.index import CourseIndex
+
 
 def register_cli(app: Flask) -> None:
     """Add the `index`, `search` and `ask` commands to the app's `flask` command group."""
@@ -151,7 +153,7 @@ def search_command(query: str, course: str | None, lesson: int | None, k: int | 
         click.echo(f"   {snippet(passage.text, TERMINAL_SNIPPET_CHARS)}\n")
 
 
-def _search_batch(index: Any, lines: TextIO, out: TextIO) -> int:
+def _search_batch(index: CourseIndex, lines: TextIO, out: TextIO) -> int:
     """Answer each JSON line with one JSON line of results or an error; return the exit code."""
     failed = False
     for number, line in enumerate(lines, start=1):

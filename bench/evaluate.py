@@ -17,9 +17,9 @@ import yaml
 from app.assistant.base import Answer
 from app.assistant.service import Assistant
 from app.errors import AppError
+from app.library.sync import Indexer
 from app.search.index import CourseIndex
 from app.search.models import Passage
-from app.search.sync import Indexer
 from bench.index_search import bench_settings, p95, print_table
 
 QUESTIONS = Path(__file__).resolve().parent.parent / "eval" / "questions.yaml"

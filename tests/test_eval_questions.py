@@ -10,8 +10,8 @@ from app.assistant.service import Assistant
 from app.courses.chunking import chunk_course
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, parse_file
+from app.library.sync import Indexer
 from app.search.index import CourseIndex
-from app.search.sync import Indexer
 from bench.evaluate import CONTENT_KINDS, Question, evaluate, flat, load_questions
 from bench.index_search import bench_settings
 
