@@ -42,8 +42,8 @@ def changes(before: Run, after: Run) -> list[str]:
 def compare(before_path: Path, after_path: Path) -> None:
     """Print paired counts (after against before) per library and ranking, and the questions that moved."""
     before, after = load_runs(before_path), load_runs(after_path)
-    for library in before.keys() & after.keys():
-        for mode in before[library].keys() & after[library].keys():
+    for library in [name for name in before if name in after]:
+        for mode in [name for name in before[library] if name in after[library]]:
             runs: dict[str, Any] = {"after": after[library][mode], "before": before[library][mode]}
             print_paired(
                 runs,

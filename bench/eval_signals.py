@@ -7,6 +7,7 @@ passage, and the cosine scores the two rankings return.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections import Counter
@@ -29,7 +30,7 @@ STOPWORDS = frozenset(
         whom why will with would you your mit yale""",
     )
 )
-SIGNALS = ("dense_cosine", "fused_cosine", "bm25", "share")
+SIGNALS = ("dense_cosine", "fused_cosine", "bm25", "share", "known")
 
 
 def words(text: str) -> list[str]:
@@ -60,6 +61,16 @@ class Bm25:
         frequency = Counter(word for count in self.counts for word in count)
         total = len(self.counts)
         self.idf = {word: math.log(1 + (total - n + 0.5) / (n + 0.5)) for word, n in frequency.items()}
+
+    def known(self, query: str) -> float:
+        """The share of the query's content words the library holds, as written or within a typo of it."""
+        wanted = content_words(query)
+        vocabulary = list(self.idf)
+        found = [
+            word in self.idf or bool(difflib.get_close_matches(word, vocabulary, n=1, cutoff=0.8))
+            for word in wanted
+        ]
+        return sum(found) / len(found) if found else 1.0
 
     def top(self, query: str) -> float:
         """The best chunk's BM25 score for the query's content words."""
@@ -92,6 +103,7 @@ def decline_rows(questions: list, runs: dict[str, Any], bm25: Bm25) -> list[dict
                 "fused_cosine": fused.top[0]["score"] if fused and fused.top else 0.0,
                 "bm25": round(bm25.top(question.question), 2),
                 "share": round(fused.share or 0.0, 2) if fused else 0.0,
+                "known": round(bm25.known(question.question), 2),
             }
         )
     return rows
