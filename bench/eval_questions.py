@@ -83,8 +83,12 @@ def load_questions(path: Path = QUESTIONS) -> list[Question]:
                 course=item.get("course"),
                 expect=item.get("expect", []),
                 expect_pattern=item.get("expect_pattern"),
+                history=item.get("history", []),
             )
         )
+        if item["kind"] == "follow_up":
+            # Graded like the lecture set's follow-ups: the phrase (or lesson title) anywhere in the answer.
+            questions[-1].expect = [item["evidence"]]
     return questions
 
 

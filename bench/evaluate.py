@@ -67,7 +67,7 @@ def app_config(root: Path, docs: Path, hybrid: bool) -> dict[str, Any]:
     }
 
 
-def run_library(name: str, library: Library, answers: bool) -> dict[str, Any]:
+def run_library(name: str, library: Library, answers: bool, modes: list[str]) -> dict[str, Any]:
     """Index one library into a temporary folder once, then score each ranking over its questions."""
     from app import create_app
     from app.services import services
@@ -81,8 +81,8 @@ def run_library(name: str, library: Library, answers: bool) -> dict[str, Any]:
             services().indexer.sync(rebuild=True)
             settings = services().settings
         index_seconds = time.perf_counter() - started
-        for mode, hybrid in MODES.items():
-            with create_app(app_config(Path(tmp), library.docs, hybrid)).app_context():
+        for mode in modes:
+            with create_app(app_config(Path(tmp), library.docs, MODES[mode])).app_context():
                 index = services().index
                 # Each ranking embeds its questions afresh: fair timings.
                 index.embedder.embed_query.cache_clear()
@@ -107,8 +107,9 @@ def report(name: str, questions: list[Question], runs: dict[str, Run], index_sec
         print_search(mode, run, searched)
         if run.verdicts:
             print_answers(mode, run, by_kind(questions, kinds))
-    print()
-    print_paired(runs, kind_groups(runs["hybrid"]))
+    if len(runs) == 2:
+        print()
+        print_paired(runs, kind_groups(runs["hybrid"]))
 
 
 def commit() -> str:
@@ -122,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("--library", choices=sorted(LIBRARIES), action="append", help="only this library")
     parser.add_argument("--search-only", action="store_true", help="skip the extractive answers")
+    parser.add_argument("--ranking", choices=list(MODES), help="score one ranking only")
     parser.add_argument("--json", type=Path, help="write every question's results to this file")
     parser.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args(argv)
@@ -130,7 +132,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     started = time.perf_counter()
     results = {
-        name: run_library(name, LIBRARIES[name], answers=not args.search_only)
+        name: run_library(
+            name, LIBRARIES[name], not args.search_only, [args.ranking] if args.ranking else list(MODES)
+        )
         for name in args.library or list(LIBRARIES)
     }
     print_signals({name: result["signals"] for name, result in results.items()})
