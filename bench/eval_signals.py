@@ -95,17 +95,15 @@ def decline_rows(questions: list, runs: dict[str, Any], bm25: Bm25) -> list[dict
             continue
         fused = hybrid.results[question.id] if hybrid else None
         meaning = dense.results[question.id] if dense else None
-        rows.append(
-            {
-                "id": question.id,
-                "covered": question.kind != "no_coverage",
-                "dense_cosine": meaning.top[0]["score"] if meaning and meaning.top else 0.0,
-                "fused_cosine": fused.top[0]["score"] if fused and fused.top else 0.0,
-                "bm25": round(bm25.top(question.question), 2),
-                "share": round(fused.share or 0.0, 2) if fused else 0.0,
-                "known": round(bm25.known(question.question), 2),
-            }
-        )
+        row: dict[str, Any] = {"id": question.id, "covered": question.kind != "no_coverage"}
+        if meaning:  # each ranking's signals only when that ranking ran
+            row["dense_cosine"] = meaning.top[0]["score"] if meaning.top else 0.0
+        if fused:
+            row["fused_cosine"] = fused.top[0]["score"] if fused.top else 0.0
+            row["share"] = round(fused.share or 0.0, 2)
+        row["bm25"] = round(bm25.top(question.question), 2)
+        row["known"] = round(bm25.known(question.question), 2)
+        rows.append(row)
     return rows
 
 

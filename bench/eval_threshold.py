@@ -23,7 +23,10 @@ def print_signals(libraries: dict[str, list[dict[str, Any]]]) -> None:
     for fitted in names:
         rows = libraries[fitted]
         table = []
-        for signal in SIGNALS:
+        present = [
+            signal for signal in SIGNALS if all(signal in row for name in names for row in libraries[name])
+        ]
+        for signal in present:
             cut, _ = best_threshold(rows, signal)
             checks = []
             for name in names:
