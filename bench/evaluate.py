@@ -10,6 +10,7 @@ python -m bench.evaluate --compare before.json after.json   # two builds, questi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import tempfile
@@ -67,18 +68,26 @@ def app_config(root: Path, docs: Path, hybrid: bool) -> dict[str, Any]:
     }
 
 
-def run_library(name: str, library: Library, answers: bool, modes: list[str]) -> dict[str, Any]:
-    """Index one library into a temporary folder once, then score each ranking over its questions."""
+def run_library(
+    name: str, library: Library, answers: bool, modes: list[str], index_dir: Path | None = None
+) -> dict[str, Any]:
+    """Index one library once (into a temporary folder, or `index_dir` kept between runs), then score each
+    ranking over its questions."""
     from app import create_app
     from app.services import services
 
     questions = library.questions()
     runs: dict[str, Run] = {}
-    with tempfile.TemporaryDirectory(prefix=f"eval-{name}-") as tmp:
+    with contextlib.ExitStack() as stack:
+        if index_dir is None:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"eval-{name}-"))
+        else:
+            tmp = str(index_dir / name)
         started = time.perf_counter()
         built = create_app(app_config(Path(tmp), library.docs, hybrid=True))
         with built.app_context():
-            services().indexer.sync(rebuild=True)
+            # A kept index syncs like any other: files whose bytes did not change are not parsed again.
+            services().indexer.sync(rebuild=index_dir is None)
             settings = services().settings
         index_seconds = time.perf_counter() - started
         for mode in modes:
@@ -126,6 +135,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ranking", choices=list(MODES), help="score one ranking only")
     parser.add_argument("--json", type=Path, help="write every question's results to this file")
     parser.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"))
+    parser.add_argument(
+        "--index-dir",
+        type=Path,
+        help="keep each library's index here between runs (only while parsing, chunking and embedding "
+        "are unchanged: a kept index is not rebuilt)",
+    )
     args = parser.parse_args(argv)
     if args.compare:
         compare(*args.compare)
@@ -133,7 +148,11 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     results = {
         name: run_library(
-            name, LIBRARIES[name], not args.search_only, [args.ranking] if args.ranking else list(MODES)
+            name,
+            LIBRARIES[name],
+            not args.search_only,
+            [args.ranking] if args.ranking else list(MODES),
+            args.index_dir,
         )
         for name in args.library or list(LIBRARIES)
     }
