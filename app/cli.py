@@ -21,6 +21,7 @@ from app.errors import AppError, BadRequest, NotFound, SyncBusy
 from app.rules import MAX_PASSAGES, TERMINAL_SNIPPET_CHARS, snippet
 from app.search.models import FILE_STATUSES, FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
+from app.insights.cli import eval_command
 from app.services import services
 from app.store.cli import db_group
 
@@ -36,6 +37,7 @@ def register_cli(app: Flask) -> None:
     app.cli.add_command(search_command)
     app.cli.add_command(ask_command)
     app.cli.add_command(db_group)
+    app.cli.add_command(eval_command)
 
 
 def _fail(error: AppError) -> NoReturn:

@@ -307,6 +307,8 @@ def main() -> None:
                 print_answers(name, run, everything)
         print_paired(runs, everything, content)
         print_latency(runs)
+        from bench.eval_saved import run_saved_cases  # the playground's saved cases, from the app's database
+        run_saved_cases(CourseIndex(settings, embedder=embedder))
 
 
 if __name__ == "__main__":
