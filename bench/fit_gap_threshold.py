@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from app.insights.clustering import THRESHOLD, cluster
+from app.insights.clustering import THRESHOLD, cluster, course_words, topic
 from app.search.embedding import get_embedder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +37,16 @@ def singles() -> list[str]:
         rows = [json.loads(line) for line in DEVSET.read_text(encoding="utf-8").splitlines() if line.strip()]
         questions += [row["question"] for row in rows if row["kind"] == "content"]
     return questions
+
+
+def titles() -> set[str]:
+    """The course titles of the eval and dev sets, whose words the clustering leaves out."""
+    names = {str(item["course"]) for item in yaml.safe_load(EVAL.read_text(encoding="utf-8")) if item.get("course")}
+    if DEVSET.exists():
+        for line in DEVSET.read_text(encoding="utf-8").splitlines():
+            course = json.loads(line).get("course") if line.strip() else None
+            names.update([course] if isinstance(course, str) else course or [])
+    return names
 
 
 def load() -> tuple[list[str], list[int]]:
@@ -71,7 +81,8 @@ def score(groups: list[list[int]], labels: list[int]) -> tuple[float, float, flo
 def main() -> None:
     """Print pair statistics and the clustering score of each candidate threshold."""
     texts, labels = load()
-    vectors = np.asarray(get_embedder().embed_documents(texts))
+    names = course_words(titles())
+    vectors = np.asarray(get_embedder().embed_documents([topic(text, names) for text in texts]))
     similarity = vectors @ vectors.T
     pairs = list(itertools.combinations(range(len(texts)), 2))
     same = np.array([similarity[a, b] for a, b in pairs if labels[a] == labels[b]])

@@ -10,7 +10,7 @@ from datetime import datetime
 import numpy as np
 
 from app.errors import AppError
-from app.insights.clustering import THRESHOLD, cluster, medoid
+from app.insights.clustering import THRESHOLD, cluster, course_words, medoid, topic
 from app.links import safe_url
 from app.search.index import CourseIndex
 from app.store.records import GapCandidate, GapReason
@@ -65,8 +65,9 @@ def group_gaps(
     keys = list(by_key)
     # The newest wording of each question stands for its repeats.
     texts = [by_key[key][0].question for key in keys]
-    vectors = np.asarray(index.embedder.embed_documents(texts), dtype=np.float64)
     lessons = _lessons(index)
+    names = course_words({course for course, _ in lessons})
+    vectors = np.asarray(index.embedder.embed_documents([topic(text, names) for text in texts]), dtype=np.float64)
     groups = []
     for members in cluster(vectors, threshold):
         entries = [entry for number in members for entry in by_key[keys[number]]]
