@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.assistant.tools import lesson_label
 from app.errors import AppError, BadRequest, NotFound, SyncBusy
+from app.insights.cli import eval_command
 from app.rules import MAX_PASSAGES, TERMINAL_SNIPPET_CHARS, snippet
 from app.search.models import FILE_STATUSES, FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
-from app.insights.cli import eval_command
 from app.services import services
 from app.store.cli import db_group
 

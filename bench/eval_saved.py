@@ -13,10 +13,11 @@ from app.search.index import CourseIndex
 from app.store.store import Store
 
 
-def run_saved_cases(index: CourseIndex) -> None:
+def run_saved_cases(index: CourseIndex, store: Store | None = None) -> None:
     """Print how the index does on the saved cases (nothing to do when there are none or no database)."""
     print("\n## Saved playground cases")
-    store = Store.from_settings(load_settings())
+    owned = store is None
+    store = store or Store.from_settings(load_settings())
     try:
         if not store.is_current():
             print("The app's database has no saved cases yet (run `flask --app wsgi db upgrade`).")
@@ -29,6 +30,7 @@ def run_saved_cases(index: CourseIndex) -> None:
         print(f"The saved cases cannot be read: {type(error).__name__}")
         return
     finally:
-        store.close()
+        if owned:
+            store.close()
     for line in report_lines(score_cases(index, cases)):
         print(line)

@@ -20,6 +20,7 @@ from app.errors import AppError
 from app.library.sync import Indexer
 from app.search.index import CourseIndex
 from app.search.models import Passage
+from bench.eval_saved import run_saved_cases  # the playground's saved cases, from the app's database
 from bench.index_search import bench_settings, p95, print_table
 
 QUESTIONS = Path(__file__).resolve().parent.parent / "eval" / "questions.yaml"
@@ -307,7 +308,6 @@ def main() -> None:
                 print_answers(name, run, everything)
         print_paired(runs, everything, content)
         print_latency(runs)
-        from bench.eval_saved import run_saved_cases  # the playground's saved cases, from the app's database
         run_saved_cases(CourseIndex(settings, embedder=embedder))
 
 

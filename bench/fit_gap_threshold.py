@@ -41,7 +41,9 @@ def singles() -> list[str]:
 
 def titles() -> set[str]:
     """The course titles of the eval and dev sets, whose words the clustering leaves out."""
-    names = {str(item["course"]) for item in yaml.safe_load(EVAL.read_text(encoding="utf-8")) if item.get("course")}
+    names = {
+        str(item["course"]) for item in yaml.safe_load(EVAL.read_text(encoding="utf-8")) if item.get("course")
+    }
     if DEVSET.exists():
         for line in DEVSET.read_text(encoding="utf-8").splitlines():
             course = json.loads(line).get("course") if line.strip() else None
@@ -88,15 +90,16 @@ def main() -> None:
     same = np.array([similarity[a, b] for a, b in pairs if labels[a] == labels[b]])
     other = np.array([similarity[a, b] for a, b in pairs if labels[a] != labels[b]])
     print(f"{len(texts)} questions in {len(set(labels))} groups")
-    print(f"paraphrase pairs: min {same.min():.3f}  p10 {np.percentile(same, 10):.3f}  median {np.median(same):.3f}")
-    print(f"unrelated pairs:  max {other.max():.3f}  p99 {np.percentile(other, 99):.3f}  median {np.median(other):.3f}")
+    for name, values in (("paraphrase pairs", same), ("unrelated pairs ", other)):
+        low, high = np.percentile(values, [1, 99])
+        middle, least, most = np.median(values), values.min(), values.max()
+        print(f"{name}: min {least:.3f} p1 {low:.3f} median {middle:.3f} p99 {high:.3f} max {most:.3f}")
     print("threshold  precision  recall     F1  exact-groups  clusters")
     for threshold in sorted({*CANDIDATES, THRESHOLD}):
         precision, recall, f1, exact, clusters = score(cluster(vectors, threshold), labels)
         mark = "  <- in use" if threshold == THRESHOLD else ""
-        print(
-            f"{threshold:9.3f}  {precision:9.3f}  {recall:6.3f}  {f1:5.3f}  {exact:12.2f}  {clusters:8d}{mark}"
-        )
+        figures = f"{precision:9.3f}  {recall:6.3f}  {f1:5.3f}  {exact:12.2f}  {clusters:8d}"
+        print(f"{threshold:9.3f}  {figures}{mark}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Run the test cases saved from the retrieval playground: is the gold lesson ranked, is the evidence found?"""
+"""Run the test cases saved in the retrieval playground: is the gold lesson ranked, is the evidence found?"""
 
 from __future__ import annotations
 
@@ -102,9 +102,15 @@ def report_lines(report: CasesReport) -> list[str]:
     lines = []
     for result in report.results:
         case = result.case
-        gold = f"{case.gold_course}, lesson {case.gold_lesson}" if case.gold_lesson is not None else case.gold_course
+        gold = (
+            f"{case.gold_course}, lesson {case.gold_lesson}"
+            if case.gold_lesson is not None
+            else case.gold_course
+        )
         rank = f"rank {result.rank}" if result.rank else f"not in top {DEPTH}"
-        evidence = {None: "no evidence", True: "evidence found", False: "evidence missing"}[result.evidence_found]
+        evidence = {None: "no evidence", True: "evidence found", False: "evidence missing"}[
+            result.evidence_found
+        ]
         outcome = f"error: {result.error}" if result.error else f"{rank}, {evidence}"
         lines.append(f"#{case.id} {case.question!r} -> {gold}: {outcome}")
     total = len(report.results)

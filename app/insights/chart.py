@@ -108,29 +108,14 @@ def build_chart(counts: list[DayCount], period: Period) -> Chart:
     """Lay out the stacked bars of questions per day and course over the period."""
     legend, index = _series(counts)
     per_day: dict[date, list[int]] = {day: [0] * len(legend) for day in period.days}
-    for row in counts:
-        if row.day in per_day:
-            per_day[row.day][index[_name(row.course)]] += row.count
+    for count in counts:
+        if count.day in per_day:
+            per_day[count.day][index[_name(count.course)]] += count.count
     rows = [DayRow(day, values, sum(values)) for day, values in per_day.items()]
-    peak = max((row.total for row in rows), default=0)
-    step = _next_step_at_least(peak)
-    top_value = max(step * math.ceil(peak / step), step)
-    plot_width, plot_height = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    slot = plot_width / len(rows)
-    bar = max(slot * 0.8, 1.0)
-    segments: list[Segment] = []
-    for number, row in enumerate(rows):
-        x = LEFT + number * slot + (slot - bar) / 2
-        base = TOP + plot_height
-        for series in legend:
-            value = row.counts[series.index]
-            if not value:
-                continue
-            height = plot_height * value / top_value
-            base -= height
-            noun = "question" if value == 1 else "questions"
-            title = f"{row.day.isoformat()}, {series.name}: {value} {noun}"
-            segments.append(Segment(round(x, 2), round(base, 2), round(bar, 2), round(height, 2), series.index, title))
+    step = _next_step_at_least(max((row.total for row in rows), default=0))
+    top_value = max(step * math.ceil(max(row.total for row in rows) / step), step)
+    plot_height = HEIGHT - TOP - BOTTOM
+    slot = (WIDTH - LEFT - RIGHT) / len(rows)
     y_marks = [
         Mark(round(TOP + plot_height * (1 - value / top_value), 2), str(value))
         for value in range(0, top_value + 1, step)
@@ -143,9 +128,42 @@ def build_chart(counts: list[DayCount], period: Period) -> Chart:
     ]
     total = sum(row.total for row in rows)
     return Chart(
-        WIDTH, HEIGHT, LEFT, TOP, WIDTH - RIGHT, TOP + plot_height,
-        segments, y_marks, x_marks, legend, rows, total, _describe(rows, legend, total, period),
+        width=WIDTH,
+        height=HEIGHT,
+        left=LEFT,
+        top=TOP,
+        right=WIDTH - RIGHT,
+        bottom=TOP + plot_height,
+        segments=_segments(rows, legend, slot, top_value),
+        y_marks=y_marks,
+        x_marks=x_marks,
+        series=legend,
+        rows=rows,
+        total=total,
+        description=_describe(rows, legend, total, period),
     )
+
+
+def _segments(rows: list[DayRow], legend: list[Series], slot: float, top_value: int) -> list[Segment]:
+    """Each day's bar as one segment per course, stacked from the axis up."""
+    plot_height = HEIGHT - TOP - BOTTOM
+    bar = max(slot * 0.8, 1.0)
+    segments: list[Segment] = []
+    for number, row in enumerate(rows):
+        x = LEFT + number * slot + (slot - bar) / 2
+        base = float(TOP + plot_height)
+        for series in legend:
+            value = row.counts[series.index]
+            if not value:
+                continue
+            height = plot_height * value / top_value
+            base -= height
+            noun = "question" if value == 1 else "questions"
+            title = f"{row.day.isoformat()}, {series.name}: {value} {noun}"
+            segments.append(
+                Segment(round(x, 2), round(base, 2), round(bar, 2), round(height, 2), series.index, title)
+            )
+    return segments
 
 
 def _next_step_at_least(peak: int) -> int:

@@ -2,8 +2,8 @@
 
 Questions are embedded without the words of course names (`topic`): a course named in two questions
 says nothing about whether they ask the same thing. Deterministic (no random start, ties go to the lowest
-index) and needs no number of groups: two groups merge while the mean cosine between their members is at least the threshold. The threshold was fitted on
-eval/gap_groups.yaml with bench/fit_gap_threshold.py (see that script for the figures).
+index) and needs no number of groups: two groups merge while the mean cosine between their members is at
+least the threshold, fitted on eval/gap_groups.yaml with bench/fit_gap_threshold.py.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import numpy as np
 
 from app.search.names import COURSE_WORDS, tokens
 
-# Fitted by `python -m bench.fit_gap_threshold` on eval/gap_groups.yaml: 20 groups of paraphrases (seeded by the
-# no-coverage and absent questions of the eval and dev sets), 8 questions sharing a template but not a topic,
-# and 77 distinct course questions, embedded as `topic` gives them. 0.60 gives the best pair F1 (0.875:
+# Fitted by `python -m bench.fit_gap_threshold` on eval/gap_groups.yaml: 20 groups of paraphrases (seeded by
+# the no-coverage and absent questions of the eval and dev sets), 8 questions sharing a template but not a
+# topic, and 77 distinct course questions, embedded as `topic` gives them. 0.60 gives the best pair F1 (0.875:
 # precision 0.94, recall 0.82); 0.50 merges questions of one template (precision 0.82), 0.65 splits
 # paraphrases (recall 0.75).
 THRESHOLD = 0.6
@@ -56,7 +56,9 @@ def cluster(vectors: Sequence[Sequence[float]] | np.ndarray, threshold: float = 
             break
         keep, gone = min(first, second), max(first, second)
         # Average linkage (Lance-Williams): the merged group's mean similarity to every other group.
-        merged = (sizes[keep] * similarity[keep] + sizes[gone] * similarity[gone]) / (sizes[keep] + sizes[gone])
+        merged = (sizes[keep] * similarity[keep] + sizes[gone] * similarity[gone]) / (
+            sizes[keep] + sizes[gone]
+        )
         similarity[keep, :] = merged
         similarity[:, keep] = merged
         similarity[keep, keep] = -np.inf

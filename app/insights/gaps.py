@@ -1,4 +1,4 @@
-"""Gaps: declined, low-confidence and down-voted questions grouped by meaning, each with its closest lesson."""
+"""Gaps: declined, low-confidence and down-voted questions grouped by meaning, with their closest lesson."""
 
 from __future__ import annotations
 
@@ -67,11 +67,15 @@ def group_gaps(
     texts = [by_key[key][0].question for key in keys]
     lessons = _lessons(index)
     names = course_words({course for course, _ in lessons})
-    vectors = np.asarray(index.embedder.embed_documents([topic(text, names) for text in texts]), dtype=np.float64)
+    vectors = np.asarray(
+        index.embedder.embed_documents([topic(text, names) for text in texts]), dtype=np.float64
+    )
     groups = []
     for members in cluster(vectors, threshold):
         entries = [entry for number in members for entry in by_key[keys[number]]]
-        groups.append(_group(texts[medoid(vectors, members)], entries, [texts[n] for n in members], index, lessons))
+        groups.append(
+            _group(texts[medoid(vectors, members)], entries, [texts[n] for n in members], index, lessons)
+        )
     return sorted(groups, key=lambda group: (-group.count, -group.latest.timestamp()))
 
 
@@ -98,7 +102,11 @@ def _group(
         question=question,
         count=len(entries),
         examples=examples[:EXAMPLES],
-        reasons={reason: reasons[reason] for reason in ("declined", "low_confidence", "down_voted") if reasons[reason]},
+        reasons={
+            reason: reasons[reason]
+            for reason in ("declined", "low_confidence", "down_voted")
+            if reasons[reason]
+        },
         comments=comments,
         closest=closest,
         latest=max(entry.created_at for entry in entries),

@@ -154,7 +154,9 @@ class CourseIndex:
         scope = self._scope(library, course, lesson)
         if not scope:
             return []
-        return explain_ranking(self.searcher, query, library, scope, course, lesson, k or self.settings.max_results)
+        return explain_ranking(
+            self.searcher, query, library, scope, course, lesson, k or self.settings.max_results
+        )
 
     def corrected(self, text: str) -> str:
         """The text with misspelled words corrected towards the library's own words ("hypotesis")."""

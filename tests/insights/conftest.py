@@ -50,7 +50,9 @@ def log(app, asked_at: datetime | None = None, **fields) -> int:
     log_id = store.questions.record(QuestionEntry(**fields))
     if asked_at is not None:
         with store.db.writing() as session:
-            session.execute(update(LoggedQuestion).where(LoggedQuestion.id == log_id).values(created_at=asked_at))
+            session.execute(
+                update(LoggedQuestion).where(LoggedQuestion.id == log_id).values(created_at=asked_at)
+            )
     return log_id
 
 

@@ -20,7 +20,11 @@ ENROLMENT = [
     "how do I withdraw my enrollment from this course",
     "I want to drop the course, how do I do that?",
 ]
-GPU = ["What GPU do I need for the labs?", "which graphics card is required for the lab exercises", "do the labs need a GPU"]
+GPU = [
+    "What GPU do I need for the labs?",
+    "which graphics card is required for the lab exercises",
+    "do the labs need a GPU",
+]
 CERTIFICATE = [
     "Is there a certificate at the end of the course?",
     "do I get a certificate when I finish",
@@ -41,7 +45,9 @@ def test_paraphrases_group_together_and_unrelated_questions_stay_apart(embedder)
 
     groups = [sorted(questions[index] for index in group) for group in cluster(vectors)]
 
-    assert sorted(groups) == sorted(sorted(group) for group in [ENROLMENT, GPU, CERTIFICATE, *[[q] for q in LONERS]])
+    assert sorted(groups) == sorted(
+        sorted(group) for group in [ENROLMENT, GPU, CERTIFICATE, *[[q] for q in LONERS]]
+    )
 
 
 def test_questions_about_one_course_but_different_things_stay_apart(embedder):

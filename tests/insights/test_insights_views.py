@@ -1,4 +1,4 @@
-"""The insights page on SQLite and PostgreSQL: sign-in, CSRF, the period, the chart, lessons, gaps, CSV, purge."""
+"""The insights page on SQLite and PostgreSQL: sign-in, CSRF, period, chart, lessons, gaps, CSV, purge."""
 
 from __future__ import annotations
 
@@ -89,17 +89,23 @@ def test_the_chart_counts_each_days_questions_per_course_within_the_period(admin
     }
     assert "5 questions from" in week and f"Busiest day: {TODAY} with 4." in week
     assert '<svg role="img" aria-labelledby="chart-title chart-desc"' in week
-    assert "<title id=\"chart-title\">Questions per day by course, the last 7 days</title>" in week
+    assert '<title id="chart-title">Questions per day by course, the last 7 days</title>' in week
     assert ">Questions</text>" in week and ">Day (UTC, month-day)</text>" in week
     table = week[week.index('id="per-day-table"') :]
-    assert re.search(rf"{TODAY}</time></th>\s*<td class=\"num\">3</td><td class=\"num\">1</td><td class=\"num\">0</td>", table)
+    assert re.search(
+        rf"{TODAY}</time></th>\s*<td class=\"num\">3</td><td class=\"num\">1</td><td class=\"num\">0</td>",
+        table,
+    )
 
     month = page(admin, days=30)
     assert f"{ten_days_ago}, {RAG}: 1 question" in BAR.findall(month)
     assert "long ago" not in month
 
     custom = page(admin, **{"from": str(ten_days_ago), "to": str(three_days_ago)})
-    assert set(BAR.findall(custom)) == {f"{ten_days_ago}, {RAG}: 1 question", f"{three_days_ago}, {RAG}: 1 question"}
+    assert set(BAR.findall(custom)) == {
+        f"{ten_days_ago}, {RAG}: 1 question",
+        f"{three_days_ago}, {RAG}: 1 question",
+    }
     assert f"{ten_days_ago} to {three_days_ago}" in custom
     assert re.search(rf"<td>{RAG}</td><td class=\"num\">2</td>", custom)
 
@@ -114,7 +120,12 @@ def test_a_bad_period_says_what_is_wrong_and_keeps_the_form(admin):
 
 def test_the_lessons_table_counts_the_answers_citing_each_lesson(admin, insights_app):
     log(insights_app, question="What is HNSW?", course=VECTORS, lessons=[(VECTORS, 2)])
-    log(insights_app, question="How do HNSW layers work?", course=VECTORS, lessons=[(VECTORS, 2), (VECTORS, 1)])
+    log(
+        insights_app,
+        question="How do HNSW layers work?",
+        course=VECTORS,
+        lessons=[(VECTORS, 2), (VECTORS, 1)],
+    )
     html = page(admin)
     table = html[html.index('id="per-lesson-table"') :]
     rows = re.findall(r"<tr>\s*<td>(.*?)</td>\s*<td class=\"num\">(\d+)</td>\s*<td>(.*?)</td>", table, re.S)
@@ -135,7 +146,12 @@ def test_gaps_group_declined_low_confidence_and_down_voted_questions_by_meaning(
         log(insights_app, question=question, declined=True)
     log(insights_app, question="What is the capital of France?", declined=True)
     log(insights_app, question="How is HNSW tuned with efSearch?", confidence=0.1, closest=(VECTORS, 2))
-    down_voted(insights_app, "what does efSearch do in HNSW", "It never said what efSearch trades off.", closest=(VECTORS, 2))
+    down_voted(
+        insights_app,
+        "what does efSearch do in HNSW",
+        "It never said what efSearch trades off.",
+        closest=(VECTORS, 2),
+    )
     log(insights_app, question="A well answered question", confidence=0.9, lessons=[(VECTORS, 1)])
 
     html = page(admin)
@@ -159,13 +175,18 @@ def test_the_csv_holds_every_question_with_formulas_defused_and_a_safe_name(admi
 
     month = admin.client.get("/admin/insights/questions.csv", query_string={"days": 30})
     assert month.status_code == 200 and month.mimetype == "text/csv"
-    name = re.fullmatch(r'attachment; filename="(question-log-[0-9]{4}-[0-9-]+-to-[0-9-]+\.csv)"', month.headers["Content-Disposition"])
+    name = re.fullmatch(
+        r'attachment; filename="(question-log-[0-9]{4}-[0-9-]+-to-[0-9-]+\.csv)"',
+        month.headers["Content-Disposition"],
+    )
     assert name, month.headers["Content-Disposition"]
     rows = list(csv.reader(io.StringIO(month.get_data(as_text=True).lstrip("\ufeff"))))
     assert rows[0] == ["asked_at", "question", "course", "lessons", "declined", "confidence", "mode", "vote"]
-    assert [row[1] for row in rows[1:]] == ["'=HYPERLINK(\"http://evil.example\",\"click\")", "What is HNSW?"]
+    assert [row[1] for row in rows[1:]] == ['\'=HYPERLINK("http://evil.example","click")', "What is HNSW?"]
     assert rows[2][2:6] == [VECTORS, f"{VECTORS} 2", "no", "0.750"]
 
     everything = admin.client.get("/admin/insights/questions.csv", query_string={"all": 1})
-    assert re.fullmatch(r'attachment; filename="question-log-[0-9-]+\.csv"', everything.headers["Content-Disposition"])
+    assert re.fullmatch(
+        r'attachment; filename="question-log-[0-9-]+\.csv"', everything.headers["Content-Disposition"]
+    )
     assert len(list(csv.reader(io.StringIO(everything.get_data(as_text=True))))) == 4

@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from bench.eval_saved import run_saved_cases
+from tests.servers import flask_command
 from tests.web.admin_helpers import Admin
 
 VECTORS = "Vector Databases from Scratch"
@@ -73,12 +75,16 @@ def test_a_keyword_match_far_down_by_meaning_is_fused_first(admin):
 
 
 def test_bad_filters_are_explained_and_the_form_kept(admin):
-    unknown = admin.client.get("/admin/playground", query_string={"q": "graphs", "course": "Underwater Basket Weaving"})
+    unknown = admin.client.get(
+        "/admin/playground", query_string={"q": "graphs", "course": "Underwater Basket Weaving"}
+    )
     assert unknown.status_code == 404 and 'value="graphs"' in unknown.get_data(as_text=True)
     assert 'role="alert"' in unknown.get_data(as_text=True)
     bad_lesson = admin.client.get("/admin/playground", query_string={"q": "graphs", "lesson": "two"})
     assert bad_lesson.status_code == 400 and "A lesson is a whole number" in bad_lesson.get_data(as_text=True)
-    no_lesson = admin.client.get("/admin/playground", query_string={"q": "graphs", "course": VECTORS, "lesson": 9})
+    no_lesson = admin.client.get(
+        "/admin/playground", query_string={"q": "graphs", "course": VECTORS, "lesson": 9}
+    )
     assert no_lesson.status_code == 404 and "has no lesson 9" in no_lesson.get_data(as_text=True)
 
 
@@ -91,7 +97,11 @@ def save_first_passage(admin: Admin, question: str, sentences: int = 1):
     html = admin.client.get("/admin/playground", query_string={"q": question}).get_data(as_text=True)
     gold = markup.unescape(GOLD.search(html).group(1))
     evidence = [markup.unescape(value) for _, value in EVIDENCE.findall(html)[:sentences]]
-    return gold, evidence, admin.post("/admin/playground/cases", {"question": question, "gold": gold, "evidence": evidence})
+    return (
+        gold,
+        evidence,
+        admin.post("/admin/playground/cases", {"question": question, "gold": gold, "evidence": evidence}),
+    )
 
 
 def test_save_a_case_then_flask_eval_runs_it(insights_app):
@@ -99,7 +109,12 @@ def test_save_a_case_then_flask_eval_runs_it(insights_app):
     admin.login()
     cases = insights_app.extensions["services"].store.eval_cases
 
-    assert admin.client.post("/admin/playground/cases", data={"question": "q", "gold": "2:" + VECTORS}).status_code == 400
+    assert (
+        admin.client.post(
+            "/admin/playground/cases", data={"question": "q", "gold": "2:" + VECTORS}
+        ).status_code
+        == 400
+    )
     assert admin.post("/admin/playground/cases", {"question": "what is HNSW"}).status_code == 400
     assert cases.all() == []
 
@@ -131,3 +146,24 @@ def test_save_a_case_then_flask_eval_runs_it(insights_app):
 def test_flask_eval_without_cases_says_how_to_make_one(sqlite_app):
     result = sqlite_app.test_cli_runner().invoke(args=["eval"])
     assert result.exit_code == 0 and "Save one from the retrieval playground" in result.output
+
+
+def test_flask_eval_runs_the_saved_cases_in_its_own_process(sqlite_app, tmp_path, docs_dir):
+    sqlite_app.extensions["services"].store.eval_cases.save("what is HNSW", VECTORS, 2, "graph index")
+    sqlite_app.extensions["services"].store.close()
+
+    result = flask_command(tmp_path, docs_dir, "eval")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "saved cases: 1  hit@1 1/1  hit@5 1/1  evidence@5 1/1"
+
+
+def test_make_eval_prints_the_saved_cases_on_its_index(sqlite_app, capsys):
+    services = sqlite_app.extensions["services"]
+    services.store.eval_cases.save("how do fixtures clean up", "Python Testing with Pytest", 2)
+
+    run_saved_cases(services.index, services.store)
+
+    output = capsys.readouterr().out
+    assert "## Saved playground cases" in output
+    assert "saved cases: 1  hit@1 1/1  hit@5 1/1  evidence@5 0/0" in output

@@ -6,16 +6,20 @@ import csv
 import io
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from flask import Response, flash, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 
 from app.errors import AppError, BadRequest
-from app.insights.chart import build_chart
+from app.insights.chart import NO_COURSE, build_chart
 from app.insights.gaps import group_gaps
 from app.insights.period import DEFAULT_DAYS, PRESETS, Period, parse_period
 from app.links import safe_url
 from app.services import services
+from app.store.records import LessonCount
 from app.web.admin.access import bp
 
 # Purge choices: everything, or what is older than so many days.
@@ -23,7 +27,7 @@ PURGE_AGES = (30, 90, 365)
 
 
 @bp.get("/insights")
-def insights():
+def insights() -> ResponseReturnValue:
     """The insights page for the period the GET form chose (the last 30 days by default)."""
     try:
         period = parse_period(request.args)
@@ -34,13 +38,13 @@ def insights():
     return render_template("admin/insights.html", **_context(period), error=None)
 
 
-def _context(period: Period) -> dict:
+def _context(period: Period) -> dict[str, Any]:
     """Everything the insights page shows for a period."""
     log = services().store.questions
     counts = log.per_day(period.since, period.until)
     per_course: Counter[str] = Counter()
     for row in counts:
-        per_course[row.course or "No course"] += row.count
+        per_course[row.course or NO_COURSE] += row.count
     return {
         "period": period,
         "presets": PRESETS,
@@ -53,33 +57,42 @@ def _context(period: Period) -> dict:
     }
 
 
-def _lessons(counts: list) -> list[dict]:
-    """The per-lesson counts with each lesson's title and link from the index (when it still has it)."""
+@dataclass(frozen=True)
+class LessonRow:
+    """A lesson's line in the per-lesson table: its counts, and its title and link when the index has it."""
+
+    count: LessonCount
+    title: str | None
+    link: str | None
+
+
+def _lessons(counts: list[LessonCount]) -> list[LessonRow]:
+    """The per-lesson counts with each lesson's title and link from the index."""
     try:
         records = services().index.courses()
-    except AppError:
+    except AppError:  # the index is down: the counts still show
         records = []
     known = {
         (record.title, lesson.number): (lesson.title, safe_url(lesson.link))
         for record in records
         for lesson in record.lessons
     }
-    return [
-        {"row": row, "title": known.get((row.course, row.lesson), (None, None))[0],
-         "link": known.get((row.course, row.lesson), (None, None))[1]}
-        for row in counts
-    ]
+    return [LessonRow(row, *known.get((row.course, row.lesson), (None, None))) for row in counts]
 
 
 @bp.get("/insights/questions.csv")
-def questions_csv():
+def questions_csv() -> ResponseReturnValue:
     """The question log as a CSV download: the chosen period, or everything with `all=1`."""
     period = None if request.args.get("all") else parse_period(request.args)
     since, until = (period.since, period.until) if period else (None, None)
     # Read every row before the response starts, so a database failure is an error page, not a cut file.
     rows = list(services().store.questions.csv_rows(since, until))
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
-    name = f"question-log-{period.first.isoformat()}-to-{period.last.isoformat()}.csv" if period else f"question-log-{stamp}.csv"
+    name = (
+        f"question-log-{period.first.isoformat()}-to-{period.last.isoformat()}.csv"
+        if period
+        else f"question-log-{stamp}.csv"
+    )
     return Response(
         _encode(rows),
         mimetype="text/csv",
@@ -100,7 +113,7 @@ def _encode(rows: list[list[str]]) -> Iterator[str]:
 
 
 @bp.post("/insights/purge")
-def purge_questions():
+def purge_questions() -> ResponseReturnValue:
     """Delete the question log (all of it, or what is older than a chosen age) once confirmed."""
     if request.form.get("confirm") != "yes":
         raise BadRequest("Tick the box to confirm that the question log should be deleted.")

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from flask import flash, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 
 from app.errors import AppError, BadRequest, NotFound
 from app.links import safe_url
@@ -47,7 +48,7 @@ def _k(text: str | None) -> int:
 
 
 @bp.get("/playground")
-def playground():
+def playground() -> ResponseReturnValue:
     """The question form and, for a question, its ranked passages with their ranks and scores."""
     question = " ".join(request.args.get("q", "").split())[:MAX_QUESTION_CHARS]
     course = request.args.get("course", "").strip() or None
@@ -83,7 +84,7 @@ def _gold_value(result: RankedPassage) -> str:
 
 
 @bp.post("/playground/cases")
-def save_case():
+def save_case() -> ResponseReturnValue:
     """Save the question with its gold lesson and the evidence chosen, as a test case for `flask eval`."""
     question = " ".join(request.form.get("question", "").split())
     if not question or len(question) > MAX_QUESTION_CHARS:
@@ -100,7 +101,7 @@ def save_case():
 
 
 @bp.post("/playground/cases/<int:case_id>/delete")
-def delete_case(case_id: int):
+def delete_case(case_id: int) -> ResponseReturnValue:
     """Delete a saved test case."""
     if not services().store.eval_cases.remove(case_id):
         raise NotFound("There is no such test case; it may have been deleted already.")
