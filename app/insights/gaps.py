@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections import Counter
+import threading
+import weakref
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -12,6 +14,7 @@ import numpy as np
 from app.errors import AppError
 from app.insights.clustering import THRESHOLD, cluster, course_words, medoid, topic
 from app.links import safe_url
+from app.search.embedding import Embedder
 from app.search.index import CourseIndex
 from app.store.records import GapCandidate, GapReason
 
@@ -21,6 +24,11 @@ log = logging.getLogger(__name__)
 MAX_QUESTIONS = 500
 EXAMPLES = 5
 COMMENTS = 3
+# Vectors of the gap questions seen lately, so a page view embeds only the questions new since the last one
+# (embedding 500 questions costs seconds of CPU; the chat's query cache is left to the chat).
+CACHED_VECTORS = 2000
+_caches: weakref.WeakKeyDictionary[Embedder, OrderedDict[str, np.ndarray]] = weakref.WeakKeyDictionary()
+_vectors_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -67,9 +75,7 @@ def group_gaps(
     texts = [by_key[key][0].question for key in keys]
     lessons = _lessons(index)
     names = course_words({course for course, _ in lessons})
-    vectors = np.asarray(
-        index.embedder.embed_documents([topic(text, names) for text in texts]), dtype=np.float64
-    )
+    vectors = _embed(index.embedder, [topic(text, names) for text in texts])
     groups = []
     for members in cluster(vectors, threshold):
         entries = [entry for number in members for entry in by_key[keys[number]]]
@@ -77,6 +83,24 @@ def group_gaps(
             _group(texts[medoid(vectors, members)], entries, [texts[n] for n in members], index, lessons)
         )
     return sorted(groups, key=lambda group: (-group.count, -group.latest.timestamp()))
+
+
+def _embed(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """The texts' vectors, embedding only those not seen lately."""
+    with _vectors_lock:
+        # One cache per model: two embedders (a test's, the app's) never share vectors.
+        _vectors = _caches.setdefault(embedder, OrderedDict())
+        missing = [text for text in dict.fromkeys(texts) if text not in _vectors]
+    fresh = embedder.embed_documents(missing) if missing else []
+    with _vectors_lock:
+        for text, vector in zip(missing, fresh, strict=True):
+            _vectors[text] = np.asarray(vector, dtype=np.float64)
+        for text in texts:
+            _vectors.move_to_end(text)
+        found = np.stack([_vectors[text] for text in texts])
+        while len(_vectors) > max(CACHED_VECTORS, len(texts)):
+            _vectors.popitem(last=False)
+    return found
 
 
 def _group(

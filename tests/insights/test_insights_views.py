@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.helpers import CountingEmbedder
 from tests.insights.conftest import down_voted, log
 from tests.web.admin_helpers import Admin, csrf_token
 
@@ -190,3 +191,19 @@ def test_the_csv_holds_every_question_with_formulas_defused_and_a_safe_name(admi
         r'attachment; filename="question-log-[0-9-]+\.csv"', everything.headers["Content-Disposition"]
     )
     assert len(list(csv.reader(io.StringIO(everything.get_data(as_text=True))))) == 4
+
+
+def test_a_second_view_embeds_only_the_gap_questions_asked_since(sqlite_app):
+    services = sqlite_app.extensions["services"]
+    services.index.embedder = counting = CountingEmbedder(services.index.embedder)
+    admin = Admin(sqlite_app)
+    admin.login()
+    log(sqlite_app, question="Is there a lesson on quantum annealing?", declined=True)
+    log(sqlite_app, question="Does any course cover quantum annealing?", declined=True)
+
+    assert "asked 2 times" in page(admin)
+    first = counting.documents
+    assert first == 2
+    log(sqlite_app, question="How do I reset my password?", declined=True)
+    assert "How do I reset my password?" in page(admin)
+    assert counting.documents == first + 1
