@@ -6,6 +6,10 @@ eval` runs them on the app's own index instead.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from sqlalchemy import make_url
+
 from app.config import load_settings
 from app.errors import AppError
 from app.insights.cases import report_lines, score_cases
@@ -17,7 +21,13 @@ def run_saved_cases(index: CourseIndex, store: Store | None = None) -> None:
     """Print how the index does on the saved cases (nothing to do when there are none or no database)."""
     print("\n## Saved playground cases")
     owned = store is None
-    store = store or Store.from_settings(load_settings())
+    if store is None:
+        settings = load_settings()
+        url = make_url(settings.resolved_database_url)
+        if url.get_backend_name() == "sqlite" and not Path(url.database or "").exists():
+            print("The app has no database yet, so no saved cases.")  # and opening it would create one
+            return
+        store = Store.from_settings(settings)
     try:
         if not store.is_current():
             print("The app's database has no saved cases yet (run `flask --app wsgi db upgrade`).")
