@@ -31,6 +31,7 @@ from bench.eval_questions import (
     load_questions,
 )
 from bench.eval_report import by_kind, kind_groups, print_answers, print_headline, print_paired, print_search
+from bench.eval_saved import run_saved_cases  # the playground's saved cases, from the app's database
 from bench.eval_scoring import Run, evaluate
 from bench.eval_signals import Bm25, decline_rows
 from bench.eval_threshold import print_signals
@@ -96,6 +97,9 @@ def run_library(
                 # Each ranking embeds its questions afresh: fair timings.
                 index.embedder.embed_query.cache_clear()
                 runs[mode] = evaluate(index, services().assistant, questions, answers=answers)
+        if name == "sample":  # the playground's saved cases ask about the app's own docs/
+            with create_app(app_config(Path(tmp), library.docs, hybrid=True)).app_context():
+                run_saved_cases(services().index)
     bm25 = Bm25(library.docs, settings.chunk_size, settings.chunk_overlap)
     report(name, questions, runs, index_seconds)
     return {
