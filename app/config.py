@@ -14,12 +14,14 @@ from limits.storage import SCHEMES as LIMIT_STORAGE_SCHEMES
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.library.state import StatePaths
 from app.rules import MAX_PASSAGES
 
 # A current Claude Sonnet id; older ids draw deprecation warnings from the SDK.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 # Names another dotenv file to read instead of `.env`; set but empty, no dotenv file is read (tests do this).
 ENV_FILE_VARIABLE = "COURSE_ASSISTANT_ENV_FILE"
+DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgres://", "postgresql+psycopg://")
 
 
 class ConfigError(SystemExit):
@@ -67,6 +69,9 @@ class Settings(BaseSettings):
     metrics_enabled: bool = False
     session_cookie_secure: bool = False
     trusted_proxies: int = Field(0, ge=0, le=10)
+    database_url: str | None = None
+    store_conversations: bool = True
+    conversation_retention_days: int = Field(90, ge=1, le=36_500)
 
     @field_validator(
         "anthropic_api_key",
@@ -74,6 +79,7 @@ class Settings(BaseSettings):
         "admin_password",
         "secret_key",
         "chroma_host",
+        "database_url",
         mode="before",
     )
     @classmethod
@@ -102,6 +108,17 @@ class Settings(BaseSettings):
             raise ValueError(f"'{value}' is not a storage URI such as memory:// or redis://host:6379")
         return value
 
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str | None) -> str | None:
+        """Refuse a database the store has no driver for, before the first question finds out."""
+        if value is not None and not value.startswith(DATABASE_SCHEMES):
+            raise ValueError(
+                f"'{value.partition('://')[0]}://…' is not a database URL such as "
+                "postgresql+psycopg://user:password@host/db or sqlite:////path/to/file.db"
+            )
+        return value
+
     @model_validator(mode="after")
     def _check_overlap(self) -> Settings:
         """Refuse an overlap that would leave no room for new text in a chunk."""
@@ -127,6 +144,17 @@ class Settings(BaseSettings):
         return self.resolved_chroma_path.parent
 
     @property
+    def resolved_database_url(self) -> str:
+        """DATABASE_URL, or the SQLite file in INSTANCE_PATH."""
+        if self.database_url:
+            # A bare postgresql:// or postgres:// URL would pick psycopg2, not installed; psycopg 3 is.
+            scheme, _, rest = self.database_url.partition("://")
+            return (
+                f"postgresql+psycopg://{rest}" if scheme in ("postgresql", "postgres") else self.database_url
+            )
+        return f"sqlite:///{StatePaths(self.instance_path, self.state_dir).database.resolve()}"
+
+    @property
     def max_upload_bytes(self) -> int:
         """The upload limit in bytes."""
         return int(self.max_upload_mb * 1024 * 1024)
@@ -140,7 +168,7 @@ class Settings(BaseSettings):
         """Return SECRET_KEY, generating one into instance/secret_key when unset."""
         if self.secret_key:
             return self.secret_key
-        key_file = self.instance_path / "secret_key"
+        key_file = StatePaths(self.instance_path, self.state_dir).secret_key
         try:
             return shared_token(key_file)
         except OSError as exc:  # a read-only or full disk at first start: one line, not a traceback

@@ -33,6 +33,12 @@ INDEXED = Gauge(
     multiprocess_mode="livemax",
 )
 
+STORE_ERRORS = Counter(
+    "course_assistant_store_errors",
+    "Database writes lost on the answer path (the answer was still served), by operation.",
+    ["operation"],
+)
+
 
 def observe_model_call(seconds: float) -> None:
     """Record one Claude call's duration."""

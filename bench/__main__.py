@@ -1,4 +1,5 @@
-"""Run every benchmark: index and search, /ask, streaming, upload, cold start, memory, load, growth."""
+"""Run every benchmark: index and search, /ask, streaming, database writes, upload, cold start, memory,
+load, growth."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from bench import (
     growth,
     index_search,
     load,
+    store_latency,
     stream_latency,
     upload_index,
     worker_memory,
@@ -20,6 +22,7 @@ def main() -> None:
         index_search,
         ask_latency,
         stream_latency,
+        store_latency,
         upload_index,
         cold_start,
         worker_memory,

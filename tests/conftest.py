@@ -52,14 +52,10 @@ def make_config(tmp: Path, docs_dir: Path, **overrides) -> dict:
 @pytest.fixture(scope="session")
 def library(tmp_path_factory) -> Path:
     """The test courses, copied and indexed once per session; tests work on copies of this folder."""
-    from app import create_app
+    from tests.helpers import Library
 
     root = tmp_path_factory.mktemp("library")
-    docs = root / "docs"
-    shutil.copytree(TEST_COURSES, docs)
-    app = create_app(make_config(root, docs))
-    report = app.extensions["services"].indexer.sync()
-    assert not report.problems, report.problems
+    Library.indexed(root, TEST_COURSES)
     return root
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -22,6 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 CHROMA = BIN / "chroma"
 REDIS = "redis-server"
+# Debian's postgresql package installs its server programs here, off PATH, one folder per major version.
+POSTGRES_BINS = "/usr/lib/postgresql/*/bin"
+POSTGRES_USER = "postgres"
 STARTUP_SECONDS = 60
 STOP_SECONDS = 15
 POLL_SECONDS = 0.1
@@ -54,14 +59,27 @@ def answers(url: str) -> bool:
 class ServerProcess:
     """A process in its own process group, stdout and stderr logged to files, always stopped whole."""
 
-    def __init__(self, args: list[str], logs: Path, env: dict[str, str] | None = None, cwd: Path = ROOT):
+    def __init__(
+        self,
+        args: list[str],
+        logs: Path,
+        env: dict[str, str] | None = None,
+        cwd: Path = ROOT,
+        user: str | None = None,
+    ):
         logs.mkdir(parents=True, exist_ok=True)
         self.stdout_log = logs / "stdout.log"
         self.stderr_log = logs / "stderr.log"
         self._files = [self.stdout_log.open("wb"), self.stderr_log.open("wb")]
         # Its own session, so stop() can reach children (gunicorn's workers) even if the parent is killed.
         self.process = subprocess.Popen(
-            args, cwd=cwd, env=env, stdout=self._files[0], stderr=self._files[1], start_new_session=True
+            args,
+            cwd=cwd,
+            env=env,
+            stdout=self._files[0],
+            stderr=self._files[1],
+            start_new_session=True,
+            user=user,
         )
 
     @property
@@ -173,6 +191,99 @@ def start_redis(tmp_path: Path) -> RedisServer:
     server = RedisServer(tmp_path / "redis-data", tmp_path / "redis-logs")
     try:
         server.wait_until(server.ping, "redis-server answering PING")
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def postgres_bin() -> Path:
+    """The newest installed PostgreSQL's server programs, or fail saying how to install them."""
+    found = sorted(Path("/").glob(POSTGRES_BINS.lstrip("/")), key=lambda path: int(path.parent.name))
+    if not found or not (found[-1] / "initdb").exists():
+        pytest.fail("PostgreSQL is missing: `make test` installs it (apt-get install postgresql)")
+    return found[-1]
+
+
+def postgres_user() -> str | None:
+    """The user to run the server as: postgres refuses to run as root, so root hands it to `postgres`."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        pwd.getpwnam(POSTGRES_USER)
+    except KeyError:
+        pytest.fail("no `postgres` user to run the server as: the postgresql package creates it")
+    return POSTGRES_USER
+
+
+class PostgresServer(ServerProcess):
+    """A throwaway PostgreSQL cluster on a free loopback port, trusting local connections, no unix socket."""
+
+    def __init__(self, logs: Path, durable: bool = False):
+        self.port = free_port()
+        user = postgres_user()
+        # Outside pytest's 0700 tmp folders, so the `postgres` user can reach it.
+        self.data = Path(tempfile.mkdtemp(prefix="course-assistant-pg-"))
+        if user is not None:
+            shutil.chown(self.data, user)
+        bin_dir = postgres_bin()
+        initdb = [str(bin_dir / "initdb"), "-D", str(self.data / "cluster"), "-U", "postgres"]
+        subprocess.run(
+            [*initdb, "--auth=trust", "--no-sync", "-E", "UTF8"],
+            check=True,
+            capture_output=True,
+            user=user,
+            cwd=self.data,
+            timeout=STARTUP_SECONDS,
+        )
+        # Tests need no durability; the benchmark (durable=True) measures the server's defaults.
+        speed = [] if durable else ["-c", "fsync=off", "-c", "full_page_writes=off"]
+        args = [str(bin_dir / "postgres"), "-D", str(self.data / "cluster"), "-p", str(self.port)]
+        args += ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", *speed]
+        super().__init__(args, logs, cwd=self.data, user=user)
+
+    def url(self, database: str = "postgres") -> str:
+        """The SQLAlchemy URL of `database` on this server."""
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def accepts(self) -> bool:
+        """True when the server accepts a connection and a query."""
+        import psycopg
+
+        try:
+            with psycopg.connect(self._dsn("postgres"), connect_timeout=2) as connection:
+                connection.execute("SELECT 1")
+        except psycopg.Error:
+            return False
+        return True
+
+    def create_database(self, name: str) -> str:
+        """Create an empty database called `name`; return its URL."""
+        import psycopg
+
+        with psycopg.connect(self._dsn("postgres"), autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def _dsn(self, database: str) -> str:
+        """The libpq connection string of `database`."""
+        return f"host=127.0.0.1 port={self.port} user=postgres dbname={database}"
+
+    def stop(self) -> None:
+        """Fast shutdown (SIGINT: sessions are cut, not waited for), then the usual stop, then the files."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=STOP_SECONDS)
+        super().stop()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+def start_postgres(tmp_path: Path, durable: bool = False) -> PostgresServer:
+    """A ready PostgreSQL server with its logs under `tmp_path`; the caller stops it."""
+    server = PostgresServer(tmp_path / "postgres-logs", durable=durable)
+    try:
+        server.wait_until(server.accepts, "postgres accepting connections")
     except BaseException:
         server.stop()
         raise

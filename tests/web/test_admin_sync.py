@@ -13,7 +13,8 @@ from pathlib import Path
 import flask
 import pytest
 
-from app.search.jobs import JOB_FILE, SyncJobs
+from app.library.jobs import SyncJobs
+from app.library.state import StatePaths
 from app.search.models import SyncJob
 from tests.conftest import ROOT
 from tests.web.admin_helpers import HX, JOB_TIMEOUT, PASSWORD, Admin, course_titles, search_texts
@@ -198,7 +199,7 @@ def test_removing_an_unknown_course_lands_back_on_the_admin_page_with_the_messag
     response = admin.post("/admin/courses/no-such-course/delete")
     assert response.status_code == 303 and response.headers["Location"] == "/admin"
     page = admin.client.get("/admin").get_data(as_text=True)
-    assert '<li class="admin-error">There is no course with id' in page
+    assert '<p class="admin-error">There is no course with id' in page
     # Shown once: a reload of the admin page repeats nothing and shows no stale message.
     assert "There is no course with id" not in admin.client.get("/admin").get_data(as_text=True)
     # JSON clients still get the status.
@@ -234,8 +235,8 @@ def test_a_removal_goes_through_once_and_reloading_the_page_removes_nothing_more
 def test_a_job_whose_process_died_is_reported_interrupted_and_a_new_one_starts(admin):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    state_dir = admin.app.extensions["services"].settings.state_dir
-    (state_dir / JOB_FILE).write_text(
+    job_file = StatePaths.of(admin.app.extensions["services"].settings).job_file
+    job_file.write_text(
         json.dumps(
             {
                 "id": "old",
@@ -267,10 +268,10 @@ def test_a_job_whose_process_died_is_reported_interrupted_and_a_new_one_starts(a
 KILLABLE_SYNC = """
 import threading
 from app import create_app
-from app.search.index import CourseIndex
+from app.search.writer import IndexWriter
 
 flips = []
-original = CourseIndex._flip_catalog
+original = IndexWriter._flip_catalog
 
 def flip(self, course, version, chunk_count):
     # Stop for good between writing the second course's new chunks and making them live: the worst moment.
@@ -280,7 +281,7 @@ def flip(self, course, version, chunk_count):
         threading.Event().wait()
     return original(self, course, version, chunk_count)
 
-CourseIndex._flip_catalog = flip
+IndexWriter._flip_catalog = flip
 jobs = create_app().extensions["services"].jobs
 print("STARTED", jobs.start().id, flush=True)
 jobs.wait()
@@ -316,7 +317,7 @@ def test_a_sync_killed_half_way_leaves_every_course_searchable_and_the_next_sync
     try:
         lines = [child.stdout.readline() for _ in range(2)]
         assert lines[0].startswith("STARTED") and lines[1].startswith("BLOCKED"), lines
-        job = json.loads((tmp_path / "instance" / JOB_FILE).read_text())
+        job = json.loads(StatePaths(tmp_path / "instance", tmp_path / "instance").job_file.read_text())
         assert job["state"] == "running" and job["done"] >= 1 and job["pid"] == child.pid
     finally:
         child.send_signal(signal.SIGKILL)

@@ -10,7 +10,7 @@ from flask.typing import ResponseReturnValue
 
 from app.courses.parsing import SUPPORTED_EXTENSIONS
 from app.errors import AppError, BadRequest, NotFound
-from app.search.jobs import SyncJobs
+from app.library.jobs import SyncJobs
 from app.search.models import SyncJob
 from app.services import services, settings
 from app.web.admin.access import AdminDisabled, bp
@@ -56,16 +56,16 @@ def _upload_context() -> dict[str, Any]:
     return {"accept": ",".join(SUPPORTED_EXTENSIONS), "max_upload": megabytes(settings().max_upload_bytes)}
 
 
+# The admin page's own forms, whose refusals land back on it.
+PAGE_FORMS = {"admin.upload", "admin.sync", "admin.rebuild", "admin.delete_course", "admin.restore"}
+
+
 @bp.errorhandler(AppError)
 def _back_to_the_page(error: AppError) -> ResponseReturnValue:
     """A refused admin form lands back on the admin page with the message (post/redirect/get, so a reload
     repeats nothing); htmx, JSON and the sign-in form get the usual answer."""
     plain_form = request.method == "POST" and not is_htmx() and not wants_json()
-    if (
-        not plain_form
-        or isinstance(error, AdminDisabled)
-        or request.endpoint in ("admin.login", "admin.logout")
-    ):
+    if not plain_form or isinstance(error, AdminDisabled) or request.endpoint not in PAGE_FORMS:
         return handle_error(error)
     _status, _title, message, _detail = public_error(error, f"on {request.method} {request.path}")
     flash(message, "error")

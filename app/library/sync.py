@@ -18,16 +18,13 @@ from app.config import Settings
 from app.courses.chunking import chunk_course
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
-from app.errors import AppError, SyncBusy
+from app.errors import Conflict, SyncBusy
 from app.files import locked, write_atomically
+from app.library.state import StatePaths
 from app.search.index import CourseIndex
 from app.search.models import CourseRecord, FileResult, FileStatus, SyncProgress, SyncReport
 
 Progress = Callable[[SyncProgress], None]
-LOCK_NAME = "sync.lock"
-# The report of the last sync that finished, whoever ran it (admin page or `flask index`).
-LAST_SYNC_NAME = "sync_finished.json"
-REBUILD_MARKER = "rebuild.pending"
 
 
 @dataclass
@@ -55,7 +52,7 @@ class Indexer:
     @property
     def lock_path(self) -> Path:
         """The writer lock file, beside the index."""
-        return self.settings.state_dir / LOCK_NAME
+        return StatePaths.of(self.settings).sync_lock
 
     def supported_files(self) -> list[Path]:
         """Course documents in DOCS_DIR, sorted by name; hidden files and other types (README.md) skipped."""
@@ -90,7 +87,7 @@ class Indexer:
     @property
     def rebuild_marker(self) -> Path:
         """The file that says a rebuild is under way, holding its generation, beside the writer lock."""
-        return self.settings.state_dir / REBUILD_MARKER
+        return StatePaths.of(self.settings).rebuild_marker
 
     def sync(self, rebuild: bool = False, progress: Progress | None = None, wait: bool = True) -> SyncReport:
         """Index new and changed files, skip unchanged ones, remove courses whose file is gone.
@@ -113,13 +110,13 @@ class Indexer:
         report = SyncReport(
             results=results, seconds=seconds, rebuild=generation is not None, finished_at=finished
         )
-        write_atomically(self.settings.state_dir / LAST_SYNC_NAME, report.model_dump_json())
+        write_atomically(StatePaths.of(self.settings).last_sync_file, report.model_dump_json())
         return report
 
     def last_sync(self) -> SyncReport | None:
         """The report of the last sync that finished, from any source; None before the first."""
         try:
-            return SyncReport.model_validate_json((self.settings.state_dir / LAST_SYNC_NAME).read_bytes())
+            return SyncReport.model_validate_json(StatePaths.of(self.settings).last_sync_file.read_bytes())
         except (OSError, ValidationError):
             return None
 
@@ -280,10 +277,9 @@ class Indexer:
         """Refuse (409) a course whose title another file in the folder holds; the same file is an update."""
         holder = self._title_holder(course)
         if holder is not None:
-            raise AppError(
+            raise Conflict(
                 f"'{course.title}' is already the course in {holder}",
                 detail=f"Remove or replace {holder} to change that course.",
-                status=409,
             )
 
     def _title_holder(self, course: Course) -> str | None:

@@ -1,0 +1,1 @@
+"""The database: conversations, pending questions, feedback, the question log and eval cases."""

@@ -1,0 +1,185 @@
+"""The tables: conversations, exchanges, pending questions, feedback, the question log, eval cases."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+EXCHANGE_STATUSES = ("pending", "answered", "interrupted", "failed", "stopped")
+VOTES = ("up", "down")
+TITLE_CHARS = 120
+COMMENT_CHARS = 500
+OWNER_CHARS = 64
+COURSE_CHARS = 200
+ID_CHARS = 43  # secrets.token_urlsafe(32)
+
+# Named constraints, so migrations can alter them on SQLite and PostgreSQL alike.
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def now() -> datetime:
+    """The current time in UTC."""
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    """An unguessable id for a URL: 256 random bits."""
+    return secrets.token_urlsafe(32)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A UTC time stored without a zone (SQLite has none) and read back zone-aware."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        """Store naive UTC."""
+        return value.astimezone(UTC).replace(tzinfo=None) if value is not None else None
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        """Read as aware UTC."""
+        return value.replace(tzinfo=UTC) if value is not None else None
+
+
+class Base(DeclarativeBase):
+    """The declarative base, with constraint names both databases accept."""
+
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Conversation(Base):
+    """A browser's conversation: its owner is an opaque browser id, never a person."""
+
+    __tablename__ = "conversations"
+    __table_args__ = (Index("ix_conversations_owner_updated", "owner", "updated_at"),)
+
+    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(String(OWNER_CHARS))
+    title: Mapped[str] = mapped_column(String(TITLE_CHARS))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
+    exchanges: Mapped[list[Exchange]] = relationship(
+        back_populates="conversation",
+        order_by="Exchange.id",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
+
+
+class Exchange(Base):
+    """One question and its answer; stored pending when asked, completed when the answer ends."""
+
+    __tablename__ = "exchanges"
+    __table_args__ = (CheckConstraint(f"status IN {EXCHANGE_STATUSES!r}", name="status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    conversation_id: Mapped[str] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), index=True
+    )
+    question: Mapped[str] = mapped_column(Text)
+    answer: Mapped[str] = mapped_column(Text, default="")
+    sources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    mode: Mapped[str | None] = mapped_column(String(20))
+    status: Mapped[str] = mapped_column(String(12), default="pending")
+    first_text_ms: Mapped[int | None] = mapped_column(Integer)
+    total_ms: Mapped[int | None] = mapped_column(Integer)
+    confidence: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    conversation: Mapped[Conversation] = relationship(back_populates="exchanges")
+
+
+class PendingQuestion(Base):
+    """A question waiting for its stream: bound to the asking browser, claimed exactly once."""
+
+    __tablename__ = "pending_questions"
+
+    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(String(OWNER_CHARS))
+    question: Mapped[str] = mapped_column(Text)
+    exchange_id: Mapped[int | None] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Feedback(Base):
+    """One vote per exchange, changeable; a short comment may explain a down vote."""
+
+    __tablename__ = "feedback"
+    __table_args__ = (CheckConstraint(f"vote IN {VOTES!r}", name="vote"),)
+
+    exchange_id: Mapped[int] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"), primary_key=True)
+    vote: Mapped[str] = mapped_column(String(4))
+    comment: Mapped[str | None] = mapped_column(String(COMMENT_CHARS))
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class LoggedQuestion(Base):
+    """A question as instructors see it: no browser id, no IP address, no user agent."""
+
+    __tablename__ = "question_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question: Mapped[str] = mapped_column(Text)
+    course: Mapped[str | None] = mapped_column(String(COURSE_CHARS), index=True)
+    declined: Mapped[bool] = mapped_column(Boolean, default=False)
+    confidence: Mapped[float | None] = mapped_column(Float)
+    mode: Mapped[str | None] = mapped_column(String(20))
+    # The passage that came closest, so a declined question still points at a lesson.
+    closest_course: Mapped[str | None] = mapped_column(String(COURSE_CHARS))
+    closest_lesson: Mapped[int | None] = mapped_column(Integer)
+    # Links the log to a stored exchange and its feedback; unset when conversations are not stored.
+    exchange_id: Mapped[int | None] = mapped_column(
+        ForeignKey("exchanges.id", ondelete="SET NULL"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
+    lessons: Mapped[list[CitedLesson]] = relationship(cascade="all, delete-orphan", passive_deletes=True)
+
+
+class CitedLesson(Base):
+    """A lesson an answer cited, one row per lesson, so per-lesson counts are a GROUP BY."""
+
+    __tablename__ = "question_lessons"
+    __table_args__ = (Index("ix_question_lessons_lesson", "course", "lesson"),)
+
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question_log.id", ondelete="CASCADE"), primary_key=True
+    )
+    course: Mapped[str] = mapped_column(String(COURSE_CHARS), primary_key=True)
+    lesson: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+
+class EvalCase(Base):
+    """A question saved from the retrieval playground, with its gold lesson and evidence."""
+
+    __tablename__ = "eval_cases"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question: Mapped[str] = mapped_column(Text)
+    gold_course: Mapped[str] = mapped_column(String(COURSE_CHARS))
+    gold_lesson: Mapped[int | None] = mapped_column(Integer)
+    evidence: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)

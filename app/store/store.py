@@ -1,0 +1,70 @@
+"""The store: one database and the repositories over it, built once per process by the services."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.config import Settings
+from app.store import migrate
+from app.store.conversations import Conversations
+from app.store.database import Database
+from app.store.eval_cases import EvalCases
+from app.store.feedback import Votes
+from app.store.pending import PendingQuestions
+from app.store.questions import QuestionLog
+
+
+@dataclass(frozen=True)
+class Purged:
+    """What a retention purge deleted."""
+
+    conversations: int
+    questions: int
+    pending: int
+
+
+class Store:
+    """Every repository over one database, with its health and its maintenance."""
+
+    def __init__(self, database_url: str, store_conversations: bool = True, retention_days: int = 90):
+        self.db = Database(database_url)
+        self.store_conversations = store_conversations
+        self.retention_days = retention_days
+        self.conversations = Conversations(self.db)
+        self.pending = PendingQuestions(self.db, keep_claimed=store_conversations)
+        self.votes = Votes(self.db)
+        self.questions = QuestionLog(self.db)
+        self.eval_cases = EvalCases(self.db)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Store:
+        """The store that DATABASE_URL, STORE_CONVERSATIONS and CONVERSATION_RETENTION_DAYS describe."""
+        return cls(
+            settings.resolved_database_url,
+            store_conversations=settings.store_conversations,
+            retention_days=settings.conversation_retention_days,
+        )
+
+    def ping(self) -> bool:
+        """True when the database answers (for /readyz)."""
+        return self.db.ping()
+
+    def upgrade(self) -> None:
+        """Migrate the schema to the newest revision."""
+        migrate.upgrade(self.db)
+
+    def is_current(self) -> bool:
+        """True when the schema is at the newest revision."""
+        return migrate.current(self.db) == migrate.head()
+
+    def purge_expired(self) -> Purged:
+        """Delete what the retention period has passed, and questions no stream claimed."""
+        return Purged(
+            conversations=self.conversations.purge(self.retention_days),
+            questions=self.questions.purge(self.retention_days),
+            pending=self.pending.purge(),
+        )
+
+    def close(self) -> None:
+        """Close the database's pooled connections."""
+        self.db.dispose()
