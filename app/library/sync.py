@@ -113,13 +113,6 @@ class Indexer:
         write_atomically(StatePaths.of(self.settings).last_sync_file, report.model_dump_json())
         return report
 
-    def last_sync(self) -> SyncReport | None:
-        """The report of the last sync that finished, from any source; None before the first."""
-        try:
-            return SyncReport.model_validate_json(StatePaths.of(self.settings).last_sync_file.read_bytes())
-        except (OSError, ValidationError):
-            return None
-
     def _rebuild_generation(self, rebuild: bool) -> str | None:
         """The generation this pass writes under: a pending rebuild's, a new one for a rebuild, else None."""
         marker = self.rebuild_marker
@@ -149,34 +142,13 @@ class Indexer:
         results: list[FileResult] = []
         for done, (name, step) in enumerate(steps):
             progress(SyncProgress(done=done, total=len(steps), current_file=name))
-            run.on_chunks = functools.partial(self._chunk_progress, progress, done, len(steps), name)
-            run.on_step = functools.partial(self._step_progress, progress, done, len(steps), name)
+            run.on_chunks = functools.partial(_chunk_progress, progress, done, len(steps), name)
+            run.on_step = functools.partial(_step_progress, progress, done, len(steps), name)
             step_results = step()
             results.extend(step_results)
             first = step_results[0] if step_results else None
             progress(SyncProgress(done=done + 1, total=len(steps), current_file=name, result=first))
         return results
-
-    @staticmethod
-    def _chunk_progress(
-        progress: Progress, done: int, total: int, name: str, chunks_done: int, chunks_total: int
-    ) -> None:
-        """Report chunks written of the file being indexed."""
-        progress(
-            SyncProgress(
-                done=done,
-                total=total,
-                current_file=name,
-                chunks_done=chunks_done,
-                chunks_total=chunks_total,
-                step="Embedding and writing chunks",
-            )
-        )
-
-    @staticmethod
-    def _step_progress(progress: Progress, done: int, total: int, name: str, step: str) -> None:
-        """Report the step the file being indexed is at."""
-        progress(SyncProgress(done=done, total=total, current_file=name, step=step))
 
     def _new_run(self, files: list[Path], generation: str | None) -> _Run:
         """Snapshot the catalog and the folder's file names for one pass."""
@@ -303,3 +275,32 @@ class Indexer:
             except (OSError, ParseError):
                 continue  # a file that cannot be read holds no title the sync would index
         return None
+
+
+def last_sync(settings: Settings) -> SyncReport | None:
+    """The report of the last sync that finished, from any source; None before the first."""
+    try:
+        return SyncReport.model_validate_json(StatePaths.of(settings).last_sync_file.read_bytes())
+    except (OSError, ValidationError):
+        return None
+
+
+def _chunk_progress(
+    progress: Progress, done: int, total: int, name: str, chunks_done: int, chunks_total: int
+) -> None:
+    """Report chunks written of the file being indexed."""
+    progress(
+        SyncProgress(
+            done=done,
+            total=total,
+            current_file=name,
+            chunks_done=chunks_done,
+            chunks_total=chunks_total,
+            step="Embedding and writing chunks",
+        )
+    )
+
+
+def _step_progress(progress: Progress, done: int, total: int, name: str, step: str) -> None:
+    """Report the step the file being indexed is at."""
+    progress(SyncProgress(done=done, total=total, current_file=name, step=step))

@@ -11,6 +11,7 @@ from flask.typing import ResponseReturnValue
 from app.courses.parsing import SUPPORTED_EXTENSIONS
 from app.errors import AppError, BadRequest, NotFound
 from app.library.jobs import SyncJobs
+from app.library.sync import last_sync
 from app.search.models import SyncJob
 from app.services import services, settings
 from app.web.admin.access import AdminDisabled, bp
@@ -42,7 +43,7 @@ def _page_context(**extra: Any) -> dict[str, Any]:
         "location": index.location,
         "job": job,
         "busy": _is_running(job),
-        "last_sync": services().indexer.last_sync(),
+        "last_sync": last_sync(settings()),
         "course_errors": _course_errors(),
         "trash": services().trash.entries(),
         **_upload_context(),
@@ -146,7 +147,7 @@ def sync_status():
     if wants_json():
         return jsonify(job.public() if job else {"state": "idle"})
     return render_template(
-        "admin/status.html", job=job, running=_is_running(job), last_sync=services().indexer.last_sync()
+        "admin/status.html", job=job, running=_is_running(job), last_sync=last_sync(settings())
     )
 
 
@@ -164,8 +165,8 @@ def _progress_fragment(job: SyncJob | None) -> ResponseReturnValue:
 
 def _progress_html(job: SyncJob | None, oob: bool) -> str:
     """The progress panel (out of band: replacing the one on the page)."""
-    last_sync = services().indexer.last_sync()
-    return render_template("admin/_sync_progress.html", job=job, last_sync=last_sync, oob=oob)
+    report = last_sync(settings())
+    return render_template("admin/_sync_progress.html", job=job, last_sync=report, oob=oob)
 
 
 def _job_fragments(job: SyncJob | None, oob: bool) -> str:
