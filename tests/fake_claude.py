@@ -42,6 +42,8 @@ class Reply:
     stall_after: int | None = None
     # Streamed replies only: the error event sent at `stall_after` instead of holding (the stream then ends).
     stream_error: dict[str, Any] | None = None
+    # Streamed replies only: close the connection after this many events, mid-answer (no message_stop).
+    cut_after: int | None = None
 
 
 class FakeClaude:
@@ -172,6 +174,11 @@ class FakeClaude:
         error = {"type": type, "message": "Scripted stream error."}
         self._queue_reply(Reply(body=body, stall_after=after, stream_error=error))
 
+    def enqueue_cut_stream(self, text: str, after: int) -> None:
+        """Reply once with `text`, streamed, but close the connection after `after` events (no message_stop)."""
+        body = self._message([{"type": "text", "text": text}], "end_turn")
+        self._queue_reply(Reply(body=body, cut_after=after))
+
     def enqueue_hang(self, seconds: float, text: str = DEFAULT_TEXT) -> None:
         """Hold the next request up to `seconds` (cut short by release() or stop()), then answer `text`."""
         reply = Reply(body=self._message([{"type": "text", "text": text}], "end_turn"), hold=seconds)
@@ -300,6 +307,8 @@ def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
                 self.send_header("connection", "close")
                 self.end_headers()
                 for number, event in enumerate(stream_events(message)):
+                    if number == reply.cut_after:
+                        break  # the connection closes mid-answer: no message_stop
                     if number == reply.stall_after and reply.stream_error:
                         event = {"type": "error", "error": reply.stream_error}
                         self.wfile.write(f"event: error\ndata: {json.dumps(event)}\n\n".encode())
