@@ -92,11 +92,17 @@ class Settings(BaseSettings):
     def _parse_limit(cls, value: str) -> str:
         """Refuse a limit that Flask-Limiter would otherwise ignore, silently turning the limit off."""
         try:
-            parse_many(value)
+            limits = parse_many(value)
         except ValueError:
             raise ValueError(
                 f"'{value}' is not a rate limit such as '30 per minute' or '5/minute;100/day'"
             ) from None
+        if any(limit.amount < 1 for limit in limits):
+            # Every request would be refused forever; turn limits off with RATELIMIT_ENABLED instead.
+            raise ValueError(
+                f"'{value}' allows no requests at all; give each limit at least 1 "
+                "(or set RATELIMIT_ENABLED=false to turn rate limits off)"
+            )
         return value
 
     @field_validator("ratelimit_storage_uri")
