@@ -16,8 +16,10 @@ from app.library.state import StatePaths
 from app.library.sync import Indexer
 from app.search.models import CourseRecord
 
-# "<UTC stamp>[-<n>]-<original name>": the stamp orders the entries, n keeps two removals apart.
-ENTRY = re.compile(r"^(\d{8}T\d{6}Z)(?:-\d+)?-(.+)$")
+# "<UTC stamp>[.<n>]-<original name>": the stamp orders the entries, n keeps two removals apart. The counter
+# has its own separator, so a name that starts with "digits-" ("1-numbered.txt") is read back whole. (Older
+# entries wrote the counter as "-<n>-"; those read back with the "<n>-" prefix, but still restore.)
+ENTRY = re.compile(r"^(\d{8}T\d{6}Z)(?:\.\d+)?-(.+)$")
 STAMP = "%Y%m%dT%H%M%SZ"
 
 
@@ -64,7 +66,7 @@ class Trash:
                 raise NotFound(f"There is no course with id '{course_id}'.")
             source = Path(self.settings.docs_dir) / Path(record.source_file).name
             if record.source_file and source.is_file():
-                self._move_in(source)
+                self.keep(source, source.name)
             index.remove_course(course_id)
         return record
 
@@ -89,12 +91,12 @@ class Trash:
             path.unlink()
         return target.name
 
-    def _move_in(self, source: Path) -> Path:
-        """Move a file into the trash under a timestamped name that no other entry has."""
+    def keep(self, source: Path, name: str) -> Path:
+        """Move a file into the trash as `name`, under a timestamped entry name that no other entry has."""
         self.folder.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime(STAMP)
-        target, counter = self.folder / f"{stamp}-{source.name}", 1
+        target, counter = self.folder / f"{stamp}-{name}", 1
         while target.exists():
-            target, counter = self.folder / f"{stamp}-{counter}-{source.name}", counter + 1
+            target, counter = self.folder / f"{stamp}.{counter}-{name}", counter + 1
         shutil.move(source, target)
         return target

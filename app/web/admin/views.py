@@ -71,7 +71,11 @@ def upload():
     if not uploads:
         raise BadRequest("Choose at least one course file (.txt, .pdf or .docx) to upload.")
     outcome = save_uploads(
-        uploads, Path(settings().docs_dir), settings().max_upload_bytes, services().indexer.check_upload
+        uploads,
+        Path(settings().docs_dir),
+        settings().max_upload_bytes,
+        services().indexer.check_upload,
+        discard=services().trash.keep,  # a replaced file goes to the trash like a removed one
     )
     job = jobs().start(files_changed=True) if outcome.accepted else jobs().status()
     status = 200 if outcome.accepted or is_htmx() else 422
