@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import secrets
 import time
@@ -20,6 +21,8 @@ from app.files import locked
 from app.library.state import StatePaths
 from app.search.index import CourseIndex
 from app.search.models import CourseRecord, FileResult, FileStatus, SyncProgress, SyncReport
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[SyncProgress], None]
 
@@ -70,10 +73,9 @@ class Indexer:
                 fd = stack.enter_context(locked(self.lock_path, wait=wait))
             except BlockingIOError:
                 holder = self.lock_path.read_text(errors="replace").strip()
-                raise SyncBusy(
-                    "A sync is already running; try again when it has finished.",
-                    detail=f"lock {self.lock_path} held by process {holder or 'unknown'}",
-                ) from None
+                # The lock's path and holder are for the operator's log, never for a response.
+                log.info("writer lock %s held by process %s", self.lock_path, holder or "unknown")
+                raise SyncBusy("A sync is already running; try again when it has finished.") from None
             # Only for people reading the file: the lock itself is the flock, gone when its holder dies.
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)

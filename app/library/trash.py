@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from app.config import Settings
 from app.courses.parsing import ParseError, parse_bytes
-from app.errors import Conflict, NotFound, Unprocessable
+from app.errors import Conflict, NotFound, SyncBusy, Unprocessable
 from app.files import locked_folder, write_atomically
 from app.library.state import StatePaths
 from app.library.sync import Indexer
 from app.search.models import CourseRecord
+
+BUSY = "{what}: the index is being changed right now (a sync, or another removal or restore). Try again in a moment."
 
 # "<UTC stamp>[.<n>]-<original name>": the stamp orders the entries, n keeps two removals apart. The counter
 # has its own separator, so a name that starts with "digits-" ("1-numbered.txt") is read back whole. (Older
@@ -60,7 +64,7 @@ class Trash:
         """Move a course's file to the trash and take the course out of the index; return what was removed."""
         index = self.indexer.index
         # Holding the writer lock keeps a running sync (here or in `flask index`) from re-adding the course.
-        with self.indexer.writer_lock(wait=False):
+        with self._writer_lock("The course was not removed"):
             record = index.get_course(course_id)
             if record is None:
                 raise NotFound(f"There is no course with id '{course_id}'.")
@@ -78,7 +82,7 @@ class Trash:
             raise NotFound("That file is not in the trash.")
         target = Path(self.settings.docs_dir) / match.group(2)
         # The folder lock is the one uploads take, so an upload of the same name or title cannot slip in.
-        with self.indexer.writer_lock(wait=False), locked_folder(target.parent):
+        with self._writer_lock("The file was not restored"), locked_folder(target.parent):
             if target.exists():
                 raise Conflict(f"{target.name} is already in the docs folder; remove it first.")
             data = path.read_bytes()
@@ -90,6 +94,15 @@ class Trash:
             write_atomically(target, data)
             path.unlink()
         return target.name
+
+    @contextlib.contextmanager
+    def _writer_lock(self, what: str) -> Iterator[None]:
+        """Hold the index's writer lock, or refuse saying that nothing happened and why."""
+        try:
+            with self.indexer.writer_lock(wait=False):
+                yield
+        except SyncBusy:
+            raise SyncBusy(BUSY.format(what=what)) from None
 
     def keep(self, source: Path, name: str) -> Path:
         """Move a file into the trash as `name`, under a timestamped entry name that no other entry has."""
