@@ -175,7 +175,7 @@ class FakeClaude:
         self._queue_reply(Reply(body=body, stall_after=after, stream_error=error))
 
     def enqueue_cut_stream(self, text: str, after: int) -> None:
-        """Reply once with `text`, streamed, but close the connection after `after` events (no message_stop)."""
+        """Reply once with `text`, streamed, closing the connection after `after` events (no message_stop)."""
         body = self._message([{"type": "text", "text": text}], "end_turn")
         self._queue_reply(Reply(body=body, cut_after=after))
 

@@ -214,7 +214,11 @@ def test_env_example_lists_every_setting():
 
 @pytest.mark.parametrize(
     ("variable", "value"),
-    [("RATELIMIT_ASK", "0 per minute"), ("RATELIMIT_LOGIN", "5 per minute;0/day"), ("RATELIMIT_ASK", "0/hour")],
+    [
+        ("RATELIMIT_ASK", "0 per minute"),
+        ("RATELIMIT_LOGIN", "5 per minute;0/day"),
+        ("RATELIMIT_ASK", "0/hour"),
+    ],
 )
 def test_a_rate_limit_that_allows_nothing_is_refused(variable, value):
     message = config_error(**{variable: value})

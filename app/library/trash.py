@@ -18,7 +18,10 @@ from app.library.state import StatePaths
 from app.library.sync import Indexer
 from app.search.models import CourseRecord
 
-BUSY = "{what}: the index is being changed right now (a sync, or another removal or restore). Try again in a moment."
+BUSY = (
+    "{what}: the index is being changed right now (a sync, or another removal or restore). "
+    "Try again in a moment."
+)
 
 # "<UTC stamp>[.<n>]-<original name>": the stamp orders the entries, n keeps two removals apart. The counter
 # has its own separator, so a name that starts with "digits-" ("1-numbered.txt") is read back whole. (Older

@@ -60,7 +60,11 @@ def test_trash_names_that_start_with_digits_and_a_dash_read_back_whole(admin, do
     trash.keep(docs_dir / "1-numbered.txt", "1-numbered.txt")
     (docs_dir / "numbered.txt").write_text(course_text("Plain Numbered", "numbers"))
 
-    assert sorted(entry.name for entry in trash.entries()) == ["1-numbered.txt", "1-numbered.txt", "7-numbered.txt"]
+    assert sorted(entry.name for entry in trash.entries()) == [
+        "1-numbered.txt",
+        "1-numbered.txt",
+        "7-numbered.txt",
+    ]
     seven = next(entry for entry in trash.entries() if entry.name == "7-numbered.txt")
     assert trash.restore(seven.entry) == "7-numbered.txt"
     assert "Seven Numbered" in (docs_dir / "7-numbered.txt").read_text()

@@ -67,7 +67,7 @@ def _require_login() -> ResponseReturnValue | None:
     """Send anyone not signed in to the login page (401 for JSON and htmx requests)."""
     if request.endpoint in PUBLIC_ENDPOINTS or signed_in():
         return None
-    # Only a real sign-out rotates the CSRF token: a visitor who merely opened /admin keeps their chat working.
+    # Only a real sign-out rotates the CSRF token: a visitor who just opened /admin keeps their chat working.
     forget_stale_sign_in()
     login = url_for("admin.login", next=_next_target())
     if is_htmx():
