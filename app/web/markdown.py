@@ -11,6 +11,7 @@ from markupsafe import Markup, escape
 
 from app.assistant.base import Source
 from app.assistant.citations import MARKER
+from app.bidi import strip_controls
 from app.links import LINK_SCHEMES, safe_url
 
 ALLOWED_TAGS = {
@@ -53,7 +54,7 @@ _cleaner = nh3.Cleaner(
 def sanitize_html(html: str) -> Markup:
     """Strip every tag, attribute and URL that is not on the allow-list, then finish what is left."""
     # The attributes finish_html adds are fixed strings, on tags the cleaner has already rewritten.
-    return Markup(finish_html(_cleaner.clean(html)))
+    return Markup(finish_html(_cleaner.clean(strip_controls(html))))
 
 
 _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\S")

@@ -8,6 +8,7 @@ from typing import Any
 from flask import Flask, g, session
 from markupsafe import Markup
 
+from app import bidi
 from app.assistant.base import Exchange
 from app.links import safe_url
 from app.web.markdown import render_answer, render_markdown, source_anchor
@@ -17,7 +18,9 @@ THEMES = ("auto", "light", "dark")
 
 
 def register(app: Flask) -> None:
-    """Install the filters and the theme context on `app`."""
+    """Install the filters and the theme context on `app`; every printed value loses its bidi controls."""
+    # Before the first template compiles: Jinja builds finalize into the compiled template code.
+    app.jinja_env.finalize = bidi.finalize
     app.add_template_filter(markdown_filter, "markdown")
     app.add_template_filter(answer_html_filter, "answer_html")
     app.add_template_filter(source_anchor_filter, "source_anchor")
