@@ -36,7 +36,7 @@ def test_titles_snippets_and_links_in_a_page_lose_their_bidi_controls(app, clien
         label=f"Evil{RLO}txt.exe – Lesson 1",
         course_title=f"Evil{RLO}txt.exe",
         lesson_number=1,
-        lesson_title=f"Intro\u2067x",
+        lesson_title="Intro\u2067x",
         lesson_link=f"https://example.com/{RLO}a",
         snippet=f"a snippet {RLO}reversed\u200e",
     )
