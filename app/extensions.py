@@ -10,6 +10,7 @@ from app.services import settings
 
 csrf = CSRFProtect()
 # Keyed by the client address; behind a reverse proxy, TRUSTED_PROXIES makes that the real client's.
-limiter = Limiter(key_func=get_remote_address, default_limits=[])
+client_key = get_remote_address
+limiter = Limiter(key_func=client_key, default_limits=[])
 # One RATELIMIT_ASK budget per client for /ask and /api/query together, not one each.
 ask_limit = limiter.shared_limit(lambda: settings().ratelimit_ask, scope="ask")

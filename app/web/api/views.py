@@ -14,6 +14,7 @@ from app.services import services
 from app.web.api.answers import ApiAnswer, load_session, query_result
 from app.web.api.params import int_arg, json_object, required_text
 from app.web.sse import answer_messages, sse_response
+from app.web.stream_slots import claim_stream_slot
 
 bp = Blueprint("api", __name__)
 csrf.exempt(bp)
@@ -29,11 +30,19 @@ def query():
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise BadRequest("Bad stream.", detail="'stream' must be true or false.")
-    # The assistant keeps the last MAX_HISTORY; a bad question is refused here, before any stream starts.
-    events = services().assistant.stream(question, history)
+    # One of the client's stream slots, streamed or not (both hold a thread while the model works): over
+    # MAX_STREAMS_PER_CLIENT this is a 429 before the model is called.
+    slot = claim_stream_slot()
+    try:
+        # The assistant keeps the last MAX_HISTORY; a bad question is refused here, before any stream starts.
+        events = services().assistant.stream(question, history)
+    except BaseException:
+        slot.release()
+        raise
     if stream:
-        return sse_response(answer_messages(events, ApiAnswer(question, history)))
-    return jsonify(query_result(final_answer(events), question, history))
+        return sse_response(answer_messages(events, ApiAnswer(question, history), slot), slot)
+    with slot:
+        return jsonify(query_result(final_answer(events), question, history))
 
 
 @bp.get("/api/courses")
