@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.config import Settings
 from app.courses.chunking import chunk_course
-from app.courses.models import Course
+from app.courses.models import Chunk, Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
 from app.errors import Conflict, SyncBusy
 from app.files import locked
@@ -23,6 +23,10 @@ from app.search.index import CourseIndex
 from app.search.models import CourseRecord, FileResult, FileStatus, SyncProgress, SyncReport
 
 log = logging.getLogger(__name__)
+
+# The most chunks one document may become: a 50 MB one-line file would otherwise be 65,536 of them (hours of
+# embedding). 10,000 chunks of 800 characters is a course of about 8 MB of text.
+MAX_CHUNKS_PER_DOCUMENT = 10_000
 
 Progress = Callable[[SyncProgress], None]
 
@@ -165,6 +169,9 @@ class Indexer:
         """Sync one file; the first result is the file's own, a second reports a course it stopped holding."""
         name = path.name
         previous = next((record for record in run.catalog.values() if record.source_file == name), None)
+        too_big = self._size_problem(path)
+        if too_big:
+            return [self._failed(name, too_big, previous, run.claimed)]
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -181,7 +188,14 @@ class Indexer:
         refusal = self._refusal(course, name, run)
         if refusal is not None:
             return [refusal]
-        results = [self._index_course(course, name, run)]
+        chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
+        if len(chunks) > MAX_CHUNKS_PER_DOCUMENT:
+            reason = (
+                f"{name}: the file would make {len(chunks):,} chunks, more than the "
+                f"{MAX_CHUNKS_PER_DOCUMENT:,} one course may have; split it into several courses"
+            )
+            return [self._failed(name, reason, previous, run.claimed)]
+        results = [self._index_course(course, chunks, name, run)]
         if previous is not None and previous.id != course.id and previous.id not in run.claimed:
             # The file's title changed: the course it used to hold goes, now that the new one is live.
             results.append(self._remove(previous, name))
@@ -206,9 +220,23 @@ class Indexer:
             error=f"{name}: '{course.title}' is already the course in {owner}",
         )
 
-    def _index_course(self, course: Course, name: str, run: _Run) -> FileResult:
-        """Chunk and write a parsed course, and claim it for its file."""
-        chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
+    def _size_problem(self, path: Path) -> str | None:
+        """Why a file is too large to index (over MAX_DOCUMENT_MB), or None."""
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return None  # reading it says what is wrong
+        limit = self.settings.max_document_bytes
+        if size <= limit:
+            return None
+        return (
+            f"{path.name}: the file is {size / 1024 / 1024:.1f} MB, over the "
+            f"{self.settings.max_document_mb:g} MB limit for one course file (MAX_DOCUMENT_MB); "
+            "split it, or raise the limit"
+        )
+
+    def _index_course(self, course: Course, chunks: list[Chunk], name: str, run: _Run) -> FileResult:
+        """Write a parsed, chunked course, and claim it for its file."""
         self.index.upsert_course(course, chunks, generation=run.generation or "", on_chunks=run.on_chunks)
         run.claimed[course.id] = name
         status: FileStatus = "updated" if course.id in run.catalog else "added"
@@ -265,6 +293,8 @@ class Indexer:
             return record.source_file
         indexed = {record.source_file: record.content_hash for record in self.index.courses()}
         for path in files:
+            if self._size_problem(path):
+                continue  # a file too large to index holds no title
             try:
                 data = path.read_bytes()
                 if indexed.get(path.name) == content_hash(data):

@@ -73,7 +73,8 @@ def upload():
     outcome = save_uploads(
         uploads,
         Path(settings().docs_dir),
-        settings().max_upload_bytes,
+        # A file the sync would refuse (over MAX_DOCUMENT_MB) is refused at once.
+        min(settings().max_upload_bytes, settings().max_document_bytes),
         services().indexer.check_upload,
         discard=services().trash.keep,  # a replaced file goes to the trash like a removed one
     )
