@@ -66,6 +66,10 @@ class FakeClaude:
         # Set when a streaming client closed its connection before the reply was complete.
         self.disconnected = threading.Event()
         self._ids = itertools.count(1)
+        # Every Messages call, and the most in progress at once (a load test's figures; never reset).
+        self.calls = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -288,6 +292,18 @@ def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
                 )
                 return
             reply = fake._next_reply(body, {key.lower(): value for key, value in self.headers.items()})
+            with fake._lock:
+                fake.calls += 1
+                fake.in_flight += 1
+                fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+            try:
+                self._answer(body, reply)
+            finally:
+                with fake._lock:
+                    fake.in_flight -= 1
+
+        def _answer(self, body: dict[str, Any], reply: Reply) -> None:
+            """Send the scripted reply, after its hold (the per-call delay of a load test)."""
             if reply.hold:
                 fake._release.wait(reply.hold)
             payload = dict(reply.body)
