@@ -111,7 +111,7 @@ def hog(port: int) -> tuple[tuple[str, ...], ...]:
     stop.set()
     for thread in threads:
         thread.join(timeout=MODEL_SECONDS * 3)
-    hogging = f"1 client, {HOG_STREAMS} open slow streams ({refused} refused 429)"
+    hogging = f"1 client, {HOG_STREAMS} open slow streams ({refused} tries refused 429)"
     return (
         (f"{hogging}: /healthz", f"p95 {p95(health) * 1000:.0f} ms", "< 200 ms", _verdict(p95(health) < 0.2)),
         (

@@ -77,7 +77,7 @@ class FakeClaude:
 
     def start(self) -> FakeClaude:
         """Listen on a free loopback port in a background thread."""
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-claude", daemon=True)
         self._thread.start()
@@ -227,6 +227,12 @@ class FakeClaude:
             "stop_sequence": None,
             "usage": dict(self.usage),
         }
+
+
+class _Server(ThreadingHTTPServer):
+    """The HTTP server, with a listen backlog for a load test's hundreds of simultaneous calls (default 5)."""
+
+    request_queue_size = 1024
 
 
 def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:

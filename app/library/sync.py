@@ -230,7 +230,7 @@ class Indexer:
         if size <= limit:
             return None
         return (
-            f"{path.name}: the file is {size / 1024 / 1024:.1f} MB, over the "
+            f"{path.name}: the file is {size / 1024 / 1024:.3g} MB, over the "
             f"{self.settings.max_document_mb:g} MB limit for one course file (MAX_DOCUMENT_MB); "
             "split it, or raise the limit"
         )
