@@ -169,7 +169,7 @@ class Indexer:
         """Sync one file; the first result is the file's own, a second reports a course it stopped holding."""
         name = path.name
         previous = next((record for record in run.catalog.values() if record.source_file == name), None)
-        too_big = self._size_problem(path)
+        too_big = size_problem(path, self.settings)
         if too_big:
             return [self._failed(name, too_big, previous, run.claimed)]
         try:
@@ -190,11 +190,7 @@ class Indexer:
             return [refusal]
         chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
         if len(chunks) > MAX_CHUNKS_PER_DOCUMENT:
-            reason = (
-                f"{name}: the file would make {len(chunks):,} chunks, more than the "
-                f"{MAX_CHUNKS_PER_DOCUMENT:,} one course may have; split it into several courses"
-            )
-            return [self._failed(name, reason, previous, run.claimed)]
+            return [self._failed(name, too_many_chunks(name, len(chunks)), previous, run.claimed)]
         results = [self._index_course(course, chunks, name, run)]
         if previous is not None and previous.id != course.id and previous.id not in run.claimed:
             # The file's title changed: the course it used to hold goes, now that the new one is live.
@@ -218,21 +214,6 @@ class Indexer:
             status="refused",
             course_title=course.title,
             error=f"{name}: '{course.title}' is already the course in {owner}",
-        )
-
-    def _size_problem(self, path: Path) -> str | None:
-        """Why a file is too large to index (over MAX_DOCUMENT_MB), or None."""
-        try:
-            size = path.stat().st_size
-        except OSError:
-            return None  # reading it says what is wrong
-        limit = self.settings.max_document_bytes
-        if size <= limit:
-            return None
-        return (
-            f"{path.name}: the file is {size / 1024 / 1024:.3g} MB, over the "
-            f"{self.settings.max_document_mb:g} MB limit for one course file (MAX_DOCUMENT_MB); "
-            "split it, or raise the limit"
         )
 
     def _index_course(self, course: Course, chunks: list[Chunk], name: str, run: _Run) -> FileResult:
@@ -293,7 +274,7 @@ class Indexer:
             return record.source_file
         indexed = {record.source_file: record.content_hash for record in self.index.courses()}
         for path in files:
-            if self._size_problem(path):
+            if size_problem(path, self.settings):
                 continue  # a file too large to index holds no title
             try:
                 data = path.read_bytes()
@@ -304,3 +285,25 @@ class Indexer:
             except (OSError, ParseError):
                 continue  # a file that cannot be read holds no title the sync would index
         return None
+
+
+def size_problem(path: Path, settings: Settings) -> str | None:
+    """Why a file is too large to index (over MAX_DOCUMENT_MB), or None."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None  # reading it says what is wrong
+    if size <= settings.max_document_bytes:
+        return None
+    return (
+        f"{path.name}: the file is {size / 1024 / 1024:.3g} MB, over the {settings.max_document_mb:g} MB "
+        "limit for one course file (MAX_DOCUMENT_MB); split it, or raise the limit"
+    )
+
+
+def too_many_chunks(name: str, count: int) -> str:
+    """Why a document that would make `count` chunks is refused."""
+    return (
+        f"{name}: the file would make {count:,} chunks, more than the {MAX_CHUNKS_PER_DOCUMENT:,} one "
+        "course may have; split it into several courses"
+    )
