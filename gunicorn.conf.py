@@ -12,9 +12,14 @@ _settings = load_settings()
 
 bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 # A Claude call is slow I/O: threads, not processes, carry the concurrency. A streamed answer holds its
-# thread until its last event, so one worker serves at most `threads` answers (streamed or not) at once.
+# thread until its last event, so one worker serves at most `threads` answers (streamed or not) at once;
+# an answer mostly waits on the model, so a worker keeps many threads (bench/load.py measures 64+ answers
+# at once beside fast pages). MAX_STREAMS_PER_CLIENT keeps one client from taking them all. An idle thread
+# costs a stack's worth of virtual memory; the figures are in the README.
 worker_class = "gthread"
-threads = 8
+threads = 96
+# Threads warmed at start (the model's runtime sets up per thread, ~6 ms); the others do it on first use.
+WARM_THREADS = 8
 workers = int(os.environ.get("WEB_CONCURRENCY") or 1)
 # The longest answer: up to MAX_TOOL_ROUNDS + 1 Claude calls, each up to ANTHROPIC_TIMEOUT per attempt over
 # 1 + ANTHROPIC_MAX_RETRIES attempts, with the SDK's back-off (at most 8 s) between attempts.
@@ -72,15 +77,16 @@ def _warm_request_threads(worker, search) -> None:
     pool = getattr(worker, "tpool", None)  # gthread workers build their thread pool before this hook
     if pool is None:
         return
-    # Every task waits for all the others, so the pool starts all its threads, one task each.
-    barrier = threading.Barrier(worker.cfg.threads, timeout=30)
+    # Every task waits for all the others, so the pool starts that many threads, one task each.
+    count = min(worker.cfg.threads, WARM_THREADS)
+    barrier = threading.Barrier(count, timeout=30)
 
     def warm(number: int) -> None:
         barrier.wait()
         search(f"warm up request thread {number}")
 
     try:
-        for task in [pool.submit(warm, number) for number in range(worker.cfg.threads)]:
+        for task in [pool.submit(warm, number) for number in range(count)]:
             task.result(timeout=60)
     except Exception as exc:  # noqa: BLE001 - a slower first question is no reason to stop the worker
         worker.log.warning("warming the request threads failed: %s", exc)

@@ -30,6 +30,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         RATELIMIT_STORAGE_URI=settings.ratelimit_storage_uri,
         RATELIMIT_ENABLED=settings.ratelimit_enabled,
         RATELIMIT_HEADERS_ENABLED=True,
+        # Redis down: count in this process's memory (a logged warning, a metric, /readyz says so) and never
+        # fail the request for it.
+        RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True,
+        RATELIMIT_SWALLOW_ERRORS=True,
         WTF_CSRF_TIME_LIMIT=None,
     )
     app.extensions["services"] = Services(settings)

@@ -61,11 +61,13 @@ class Settings(BaseSettings):
     admin_password: str | None = None
     admin_session_hours: float = Field(8.0, gt=0)
     max_upload_mb: float = Field(20.0, gt=0)
+    max_document_mb: float = Field(20.0, gt=0)
     max_question_chars: int = Field(2000, ge=1)
     ratelimit_ask: str = "30 per minute"
     ratelimit_login: str = "5 per minute"
     ratelimit_storage_uri: str = "memory://"
     ratelimit_enabled: bool = True
+    max_streams_per_client: int = Field(4, ge=1, le=1000)
     metrics_enabled: bool = False
     session_cookie_secure: bool = False
     trusted_proxies: int = Field(0, ge=0, le=10)
@@ -92,11 +94,17 @@ class Settings(BaseSettings):
     def _parse_limit(cls, value: str) -> str:
         """Refuse a limit that Flask-Limiter would otherwise ignore, silently turning the limit off."""
         try:
-            parse_many(value)
+            limits = parse_many(value)
         except ValueError:
             raise ValueError(
                 f"'{value}' is not a rate limit such as '30 per minute' or '5/minute;100/day'"
             ) from None
+        if any(limit.amount < 1 for limit in limits):
+            # Every request would be refused forever; turn limits off with RATELIMIT_ENABLED instead.
+            raise ValueError(
+                f"'{value}' allows no requests at all; give each limit at least 1 "
+                "(or set RATELIMIT_ENABLED=false to turn rate limits off)"
+            )
         return value
 
     @field_validator("ratelimit_storage_uri")
@@ -158,6 +166,11 @@ class Settings(BaseSettings):
     def max_upload_bytes(self) -> int:
         """The upload limit in bytes."""
         return int(self.max_upload_mb * 1024 * 1024)
+
+    @property
+    def max_document_bytes(self) -> int:
+        """The size limit of one course file, however it reached DOCS_DIR, in bytes."""
+        return int(self.max_document_mb * 1024 * 1024)
 
     @property
     def mode(self) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from app.bidi import has_bidi
+
 LINK_SCHEMES = ("http", "https", "mailto")
 
 
@@ -12,6 +14,8 @@ def safe_url(url: str | None) -> str | None:
     if not url:
         return None
     url = url.strip()
+    if has_bidi(url):  # a link whose text reads in another order than it goes is refused, not repaired
+        return None
     try:
         parts = urlsplit(url)
     except ValueError:

@@ -39,6 +39,11 @@ STORE_ERRORS = Counter(
     ["operation"],
 )
 
+RATELIMIT_STORE_FAILURES = Counter(
+    "course_assistant_ratelimit_store_failures",
+    "Times the rate-limit store (Redis) failed; the limits then count per process until it is back.",
+)
+
 
 def observe_model_call(seconds: float) -> None:
     """Record one Claude call's duration."""

@@ -24,6 +24,9 @@ def question_problem(question: str, limit: int) -> str | None:
         return "Type a question first."
     if len(question) > limit:
         return f"Questions can be up to {limit:,} characters; this one has {len(question):,}."
+    if not question.isascii() and any("\ud800" <= char <= "\udfff" for char in question):
+        # A lone surrogate (half of an emoji, e.g. from JSON "\ud83d") cannot be encoded as UTF-8.
+        return "The question contains an invalid character (a lone surrogate, half of an emoji); remove it."
     return None
 
 

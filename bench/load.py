@@ -3,6 +3,7 @@
 Each user sends one question after another over fresh connections for a fixed time. Claude mode answers
 through the real SDK from the fake Messages API (one call of MODEL_SECONDS); extractive mode searches and
 quotes on the CPU. The ceiling for Claude mode is workers x threads answers per MODEL_SECONDS.
+Then bench.stress checks the hardening promises under load (Redis, a ChromaDB server, 5 s model calls).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from bench import stress
 from bench.cold_start import ROOT, app_env, flask_index, free_port, serve
 from bench.index_search import DOCS, print_table
 
@@ -25,7 +27,7 @@ MODEL_SECONDS = 1.0
 USERS = (50, 200)
 SECONDS = 20
 WORKERS = 2
-THREADS = 8  # gunicorn.conf.py's threads per worker
+THREADS = 96  # gunicorn.conf.py's threads per worker
 TIMEOUT = 120
 
 
@@ -135,3 +137,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    stress.main()

@@ -42,6 +42,8 @@ class Reply:
     stall_after: int | None = None
     # Streamed replies only: the error event sent at `stall_after` instead of holding (the stream then ends).
     stream_error: dict[str, Any] | None = None
+    # Streamed replies only: close the connection after this many events, mid-answer (no message_stop).
+    cut_after: int | None = None
 
 
 class FakeClaude:
@@ -64,6 +66,10 @@ class FakeClaude:
         # Set when a streaming client closed its connection before the reply was complete.
         self.disconnected = threading.Event()
         self._ids = itertools.count(1)
+        # Every Messages call, and the most in progress at once (a load test's figures; never reset).
+        self.calls = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -71,7 +77,7 @@ class FakeClaude:
 
     def start(self) -> FakeClaude:
         """Listen on a free loopback port in a background thread."""
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-claude", daemon=True)
         self._thread.start()
@@ -172,6 +178,11 @@ class FakeClaude:
         error = {"type": type, "message": "Scripted stream error."}
         self._queue_reply(Reply(body=body, stall_after=after, stream_error=error))
 
+    def enqueue_cut_stream(self, text: str, after: int) -> None:
+        """Reply once with `text`, streamed, closing the connection after `after` events (no message_stop)."""
+        body = self._message([{"type": "text", "text": text}], "end_turn")
+        self._queue_reply(Reply(body=body, cut_after=after))
+
     def enqueue_hang(self, seconds: float, text: str = DEFAULT_TEXT) -> None:
         """Hold the next request up to `seconds` (cut short by release() or stop()), then answer `text`."""
         reply = Reply(body=self._message([{"type": "text", "text": text}], "end_turn"), hold=seconds)
@@ -216,6 +227,12 @@ class FakeClaude:
             "stop_sequence": None,
             "usage": dict(self.usage),
         }
+
+
+class _Server(ThreadingHTTPServer):
+    """The HTTP server, with a listen backlog for a load test's hundreds of simultaneous calls (default 5)."""
+
+    request_queue_size = 1024
 
 
 def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -281,6 +298,18 @@ def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
                 )
                 return
             reply = fake._next_reply(body, {key.lower(): value for key, value in self.headers.items()})
+            with fake._lock:
+                fake.calls += 1
+                fake.in_flight += 1
+                fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+            try:
+                self._answer(body, reply)
+            finally:
+                with fake._lock:
+                    fake.in_flight -= 1
+
+        def _answer(self, body: dict[str, Any], reply: Reply) -> None:
+            """Send the scripted reply, after its hold (the per-call delay of a load test)."""
             if reply.hold:
                 fake._release.wait(reply.hold)
             payload = dict(reply.body)
@@ -300,6 +329,8 @@ def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
                 self.send_header("connection", "close")
                 self.end_headers()
                 for number, event in enumerate(stream_events(message)):
+                    if number == reply.cut_after:
+                        break  # the connection closes mid-answer: no message_stop
                     if number == reply.stall_after and reply.stream_error:
                         event = {"type": "error", "error": reply.stream_error}
                         self.wfile.write(f"event: error\ndata: {json.dumps(event)}\n\n".encode())

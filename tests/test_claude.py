@@ -491,3 +491,13 @@ def test_an_error_event_in_the_middle_of_the_stream_is_a_friendly_error(assistan
         assistant.answer("What is RAG?", [])
 
     assert caught.value.message == "The assistant is overloaded right now. Please try again in a moment."
+
+
+def test_a_stream_cut_off_mid_answer_is_an_error_not_a_complete_answer(assistant, fake_claude):
+    fake_claude.enqueue_cut_stream("Half an answer that never ends", after=5)
+
+    events = assistant.stream("What is RAG?", [])
+    with pytest.raises(ModelUnavailable) as caught:
+        list(events)
+
+    assert "cut short" in caught.value.message

@@ -19,7 +19,7 @@ def compose() -> dict:
 
 def test_the_app_is_wired_to_chroma_and_redis_and_waits_for_them():
     services = compose()["services"]
-    assert set(services) == {"app", "chroma", "redis"}
+    assert set(services) == {"proxy", "app", "chroma", "redis"}
     app = services["app"]
     environment = app["environment"]
     assert environment["CHROMA_HOST"] == "chroma"
@@ -42,3 +42,20 @@ def test_the_health_check_asks_readyz_and_secrets_stay_out_of_the_image():
         assert secret not in dockerfile
         assert app["environment"][secret] == f"${{{secret}:-}}"  # from the operator's environment or .env
     assert ".env" in (ROOT / ".dockerignore").read_text() or ".env" in (ROOT / ".gitignore").read_text()
+
+
+def test_a_buffering_proxy_sits_in_front_and_the_app_port_is_not_published():
+    services = compose()["services"]
+    proxy, app = services["proxy"], services["app"]
+    assert "ports" not in app, "only the proxy may be reachable from outside"
+    assert app["environment"]["TRUSTED_PROXIES"] == "1"
+    assert proxy["depends_on"]["app"]["condition"] == "service_healthy"
+    [mount] = proxy["volumes"]
+    config = (ROOT / mount.split(":")[0]).read_text()
+    # Slow headers and bodies are timed out by nginx, which hands gunicorn whole requests only.
+    for directive in ("client_header_timeout", "client_body_timeout", "proxy_request_buffering on"):
+        assert directive in config
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in config  # replaced, never appended
+    text = (ROOT / "docker-compose.yml").read_text()
+    assert "REVERSE PROXY MUST SIT IN FRONT OF GUNICORN" in text
+    assert "must sit in front of gunicorn" in (ROOT / "README.md").read_text()

@@ -210,3 +210,17 @@ def test_env_example_lists_every_setting():
     example = (Path(__file__).parents[1] / ".env.example").read_text()
     listed = set(re.findall(r"^# ([A-Z_]+)=", example, flags=re.MULTILINE))
     assert {name.upper() for name in Settings.model_fields} <= listed
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("RATELIMIT_ASK", "0 per minute"),
+        ("RATELIMIT_LOGIN", "5 per minute;0/day"),
+        ("RATELIMIT_ASK", "0/hour"),
+    ],
+)
+def test_a_rate_limit_that_allows_nothing_is_refused(variable, value):
+    message = config_error(**{variable: value})
+    assert message.startswith(f"Invalid setting {variable}: '{value}' allows no requests")
+    assert "\n" not in message

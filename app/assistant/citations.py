@@ -11,7 +11,18 @@ from app.courses.chunking import split_sentences
 from app.rules import snippet
 from app.search.models import Passage
 
-MARKER = re.compile(r"\[\^(\d{1,4})\]")
+# A marker our code wrote; one escaped with a backslash (`\[^1]`) is text the model or a course typed.
+MARKER = re.compile(r"(?<!\\)\[\^(\d{1,4})\]")
+
+
+# Code (fenced blocks, to their end if unclosed, and code spans) shows a `[^1]` as written: no escaping there.
+_CODE = re.compile(r"(```[\s\S]*?(?:```|$(?![\s\S]))|~~~[\s\S]*?(?:~~~|$(?![\s\S]))|`[^`\n]*`)")
+
+
+def escape_markers(text: str) -> str:
+    """Text with every marker-like `[^n]` outside code escaped, so only citations we add become markers."""
+    pieces = _CODE.split(text)
+    return "".join(piece if odd % 2 else MARKER.sub(r"\\[^\1]", piece) for odd, piece in enumerate(pieces))
 
 
 def strip_markers(text: str) -> str:
@@ -73,16 +84,17 @@ class CitedAnswer:
 
     def text(self, block: Any) -> str:
         """A text block's text with the markers of its citations after the cited span."""
+        text = escape_markers(block.text)  # a `[^1]` the model typed is not a citation
         numbers: list[int] = []
         for citation in getattr(block, "citations", None) or []:
             number = self.number(citation)
             if number is not None and number not in numbers:
                 numbers.append(number)
         if not numbers:
-            return block.text
+            return text
         # The marker goes right after the claim, before the whitespace that separates it from the next one.
-        body = block.text.rstrip()
-        return body + "".join(marker(n) for n in numbers) + block.text[len(body) :]
+        body = text.rstrip()
+        return body + "".join(marker(n) for n in numbers) + text[len(body) :]
 
     def markdown(self, content: list[Any]) -> str:
         """The text blocks of one reply joined: cited spans run on, other blocks start a paragraph."""

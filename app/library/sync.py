@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import secrets
 import time
@@ -16,13 +17,19 @@ from pydantic import ValidationError
 
 from app.config import Settings
 from app.courses.chunking import chunk_course
-from app.courses.models import Course
+from app.courses.models import Chunk, Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
 from app.errors import Conflict, SyncBusy
 from app.files import locked, write_atomically
 from app.library.state import StatePaths
 from app.search.index import CourseIndex
 from app.search.models import CourseRecord, FileResult, FileStatus, SyncProgress, SyncReport
+
+log = logging.getLogger(__name__)
+
+# The most chunks one document may become: a 50 MB one-line file would otherwise be 65,536 of them (hours of
+# embedding). 10,000 chunks of 800 characters is a course of about 8 MB of text.
+MAX_CHUNKS_PER_DOCUMENT = 10_000
 
 Progress = Callable[[SyncProgress], None]
 
@@ -75,10 +82,9 @@ class Indexer:
                 fd = stack.enter_context(locked(self.lock_path, wait=wait))
             except BlockingIOError:
                 holder = self.lock_path.read_text(errors="replace").strip()
-                raise SyncBusy(
-                    "A sync is already running; try again when it has finished.",
-                    detail=f"lock {self.lock_path} held by process {holder or 'unknown'}",
-                ) from None
+                # The lock's path and holder are for the operator's log, never for a response.
+                log.info("writer lock %s held by process %s", self.lock_path, holder or "unknown")
+                raise SyncBusy("A sync is already running; try again when it has finished.") from None
             # Only for people reading the file: the lock itself is the flock, gone when its holder dies.
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
@@ -163,6 +169,9 @@ class Indexer:
         """Sync one file; the first result is the file's own, a second reports a course it stopped holding."""
         name = path.name
         previous = next((record for record in run.catalog.values() if record.source_file == name), None)
+        too_big = size_problem(path, self.settings)
+        if too_big:
+            return [self._failed(name, too_big, previous, run.claimed)]
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -180,7 +189,11 @@ class Indexer:
         refusal = self._refusal(course, name, run)
         if refusal is not None:
             return [refusal]
-        results = [self._index_course(course, name, run)]
+        run.on_step("Splitting into chunks")
+        chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
+        if len(chunks) > MAX_CHUNKS_PER_DOCUMENT:
+            return [self._failed(name, too_many_chunks(name, len(chunks)), previous, run.claimed)]
+        results = [self._index_course(course, chunks, name, run)]
         if previous is not None and previous.id != course.id and previous.id not in run.claimed:
             # The file's title changed: the course it used to hold goes, now that the new one is live.
             results.append(self._remove(previous, name))
@@ -205,10 +218,8 @@ class Indexer:
             error=f"{name}: '{course.title}' is already the course in {owner}",
         )
 
-    def _index_course(self, course: Course, name: str, run: _Run) -> FileResult:
-        """Chunk and write a parsed course, and claim it for its file."""
-        run.on_step("Splitting into chunks")
-        chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
+    def _index_course(self, course: Course, chunks: list[Chunk], name: str, run: _Run) -> FileResult:
+        """Write a parsed, chunked course, and claim it for its file."""
         run.on_chunks(0, len(chunks))  # embedding the first batch takes a while: say so before it starts
         self.index.upsert_course(course, chunks, generation=run.generation or "", on_chunks=run.on_chunks)
         run.claimed[course.id] = name
@@ -266,6 +277,8 @@ class Indexer:
             return record.source_file
         indexed = {record.source_file: record.content_hash for record in self.index.courses()}
         for path in files:
+            if size_problem(path, self.settings):
+                continue  # a file too large to index holds no title
             try:
                 data = path.read_bytes()
                 if indexed.get(path.name) == content_hash(data):
@@ -304,3 +317,25 @@ def _chunk_progress(
 def _step_progress(progress: Progress, done: int, total: int, name: str, step: str) -> None:
     """Report the step the file being indexed is at."""
     progress(SyncProgress(done=done, total=total, current_file=name, step=step))
+
+
+def size_problem(path: Path, settings: Settings) -> str | None:
+    """Why a file is too large to index (over MAX_DOCUMENT_MB), or None."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None  # reading it says what is wrong
+    if size <= settings.max_document_bytes:
+        return None
+    return (
+        f"{path.name}: the file is {size / 1024 / 1024:.3g} MB, over the {settings.max_document_mb:g} MB "
+        "limit for one course file (MAX_DOCUMENT_MB); split it, or raise the limit"
+    )
+
+
+def too_many_chunks(name: str, count: int) -> str:
+    """Why a document that would make `count` chunks is refused."""
+    return (
+        f"{name}: the file would make {count:,} chunks, more than the {MAX_CHUNKS_PER_DOCUMENT:,} one "
+        "course may have; split it into several courses"
+    )

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from app.config import Settings
 from app.courses.parsing import ParseError, parse_bytes
-from app.errors import Conflict, NotFound, Unprocessable
+from app.errors import Conflict, NotFound, SyncBusy, Unprocessable
 from app.files import locked_folder, write_atomically
 from app.library.state import StatePaths
 from app.library.sync import Indexer
 from app.search.models import CourseRecord
 
-# "<UTC stamp>[-<n>]-<original name>": the stamp orders the entries, n keeps two removals apart.
-ENTRY = re.compile(r"^(\d{8}T\d{6}Z)(?:-\d+)?-(.+)$")
+BUSY = (
+    "{what}: the index is being changed right now (a sync, or another removal or restore). "
+    "Try again in a moment."
+)
+
+# "<UTC stamp>[.<n>]-<original name>": the stamp orders the entries, n keeps two removals apart. The counter
+# has its own separator, so a name that starts with "digits-" ("1-numbered.txt") is read back whole. (Older
+# entries wrote the counter as "-<n>-"; those read back with the "<n>-" prefix, but still restore.)
+ENTRY = re.compile(r"^(\d{8}T\d{6}Z)(?:\.\d+)?-(.+)$")
 STAMP = "%Y%m%dT%H%M%SZ"
 
 
@@ -58,13 +67,13 @@ class Trash:
         """Move a course's file to the trash and take the course out of the index; return what was removed."""
         index = self.indexer.index
         # Holding the writer lock keeps a running sync (here or in `flask index`) from re-adding the course.
-        with self.indexer.writer_lock(wait=False):
+        with self._writer_lock("The course was not removed"):
             record = index.get_course(course_id)
             if record is None:
                 raise NotFound(f"There is no course with id '{course_id}'.")
             source = Path(self.settings.docs_dir) / Path(record.source_file).name
             if record.source_file and source.is_file():
-                self._move_in(source)
+                self.keep(source, source.name)
             index.remove_course(course_id)
         return record
 
@@ -76,7 +85,7 @@ class Trash:
             raise NotFound("That file is not in the trash.")
         target = Path(self.settings.docs_dir) / match.group(2)
         # The folder lock is the one uploads take, so an upload of the same name or title cannot slip in.
-        with self.indexer.writer_lock(wait=False), locked_folder(target.parent):
+        with self._writer_lock("The file was not restored"), locked_folder(target.parent):
             if target.exists():
                 raise Conflict(f"{target.name} is already in the docs folder; remove it first.")
             data = path.read_bytes()
@@ -89,12 +98,21 @@ class Trash:
             path.unlink()
         return target.name
 
-    def _move_in(self, source: Path) -> Path:
-        """Move a file into the trash under a timestamped name that no other entry has."""
+    @contextlib.contextmanager
+    def _writer_lock(self, what: str) -> Iterator[None]:
+        """Hold the index's writer lock, or refuse saying that nothing happened and why."""
+        try:
+            with self.indexer.writer_lock(wait=False):
+                yield
+        except SyncBusy:
+            raise SyncBusy(BUSY.format(what=what)) from None
+
+    def keep(self, source: Path, name: str) -> Path:
+        """Move a file into the trash as `name`, under a timestamped entry name that no other entry has."""
         self.folder.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime(STAMP)
-        target, counter = self.folder / f"{stamp}-{source.name}", 1
+        target, counter = self.folder / f"{stamp}-{name}", 1
         while target.exists():
-            target, counter = self.folder / f"{stamp}-{counter}-{source.name}", counter + 1
+            target, counter = self.folder / f"{stamp}.{counter}-{name}", counter + 1
         shutil.move(source, target)
         return target

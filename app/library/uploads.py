@@ -22,6 +22,8 @@ from app.files import locked_folder, stage_file
 Parsed = tuple[str, Course, bytes]
 # Raises an AppError when another file already holds the course's title.
 TitleCheck = Callable[[Course], None]
+# Keeps a replaced file (a copy at the path) under its name, e.g. in the trash; without one it is deleted.
+Discard = Callable[[Path, str], None]
 
 
 @dataclass
@@ -55,7 +57,11 @@ class UploadOutcome:
 
 
 def save_courses(
-    parsed: list[Parsed], docs_dir: Path, check_upload: TitleCheck, outcome: UploadOutcome
+    parsed: list[Parsed],
+    docs_dir: Path,
+    check_upload: TitleCheck,
+    outcome: UploadOutcome,
+    discard: Discard | None = None,
 ) -> UploadOutcome:
     """Write the parsed files whose name and title are free into `docs_dir`, all or none; refuse the others.
 
@@ -65,7 +71,7 @@ def save_courses(
     """
     with locked_folder(docs_dir):
         _accept(parsed, docs_dir, check_upload, outcome)
-        _write_all(outcome.accepted, docs_dir)
+        _write_all(outcome.accepted, docs_dir, discard)
     return outcome
 
 
@@ -89,7 +95,7 @@ def _accept(parsed: list[Parsed], docs_dir: Path, check_upload: TitleCheck, outc
         outcome.accepted.append(Accepted(name, course.title, (docs_dir / name).exists(), data))
 
 
-def _write_all(accepted: list[Accepted], docs_dir: Path) -> None:
+def _write_all(accepted: list[Accepted], docs_dir: Path, discard: Discard | None) -> None:
     """Write every accepted file or none: stage them all beside their targets, then rename them into place.
 
     A full disk fails while staging, before any course file changed. A rename that fails (a folder where
@@ -111,8 +117,15 @@ def _write_all(accepted: list[Accepted], docs_dir: Path) -> None:
         )
         error = InsufficientStorage if exc.errno == errno.ENOSPC else AppError
         raise error(message) from exc
-    for _, backup in moved:
-        if backup is not None:
+    for target, backup in moved:
+        if backup is None:
+            continue
+        if discard is None:
+            backup.unlink(missing_ok=True)
+            continue
+        try:
+            discard(backup, target.name)  # the replaced version goes where a removed one would
+        except OSError:
             backup.unlink(missing_ok=True)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 
@@ -12,6 +11,7 @@ from markupsafe import Markup, escape
 
 from app.assistant.base import Source
 from app.assistant.citations import MARKER
+from app.bidi import strip_controls
 from app.links import LINK_SCHEMES, safe_url
 
 ALLOWED_TAGS = {
@@ -23,34 +23,27 @@ ALLOWED_TAGS = {
 DROP_WITH_CONTENT = {"script", "style", "iframe", "object", "embed", "noscript", "template", "svg", "math"}
 
 
-# An in-page link, as citation markers point at their source: nothing but a fragment of plain characters.
-_FRAGMENT = re.compile(r"#[A-Za-z][A-Za-z0-9_-]{0,63}")
-
-
-# The classes the citation markup uses (render_answer); no other class survives.
-_CLASSES = {"citation", "cite-preview", "cite-text"}
+# Citation markers ride through the markdown converter and the sanitizer as private-use characters.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
 
 
 def _filter_attribute(tag: str, attribute: str, value: str) -> str | None:
-    """Keep an href only when it is an absolute http/https/mailto URL or an in-page fragment."""
+    """Keep an href only when it is an absolute http/https/mailto URL; no marker inside any attribute."""
+    # A marker placeholder in an attribute (a URL with `[^1]` in it) stays the literal text it was.
+    value = _PLACEHOLDER.sub(lambda match: f"[^{match[1]}]", value)
     if attribute == "href":
-        # nh3 alone lets every relative URL by.
-        return value if _FRAGMENT.fullmatch(value) else safe_url(value)
-    if attribute == "class":
-        return value if value in _CLASSES else None
+        # nh3 alone lets every relative URL by, in-page fragments included: only citation markers (added
+        # after sanitizing) link within the page: the model cannot point a link at another answer's sources.
+        return safe_url(value)
     return value
 
 
+# No class attribute anywhere: a model's `<sup class="citation">` is a plain superscript.
 _cleaner = nh3.Cleaner(
     tags=ALLOWED_TAGS,
     clean_content_tags=DROP_WITH_CONTENT,
-    attributes={
-        "a": {"href", "title", "aria-label"},
-        "th": {"align"},
-        "td": {"align"},
-        "sup": {"class"},
-        "span": {"class"},
-    },
+    attributes={"a": {"href", "title"}, "th": {"align"}, "td": {"align"}},
     attribute_filter=_filter_attribute,
     url_schemes=set(LINK_SCHEMES),
     link_rel="noopener nofollow",
@@ -61,7 +54,7 @@ _cleaner = nh3.Cleaner(
 def sanitize_html(html: str) -> Markup:
     """Strip every tag, attribute and URL that is not on the allow-list, then finish what is left."""
     # The attributes finish_html adds are fixed strings, on tags the cleaner has already rewritten.
-    return Markup(finish_html(_cleaner.clean(html)))
+    return Markup(finish_html(_cleaner.clean(strip_controls(html))))
 
 
 _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\S")
@@ -177,25 +170,22 @@ def render_markdown(text: str) -> Markup:
     return sanitize_html(_to_html(text))
 
 
-# Citation markers ride through the markdown converter as private-use characters it leaves alone.
-_OPEN, _CLOSE = "\ue000", "\ue001"
-_PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
-# Code elements in rendered HTML (inline and inside <pre>); with a group, so re.split keeps them.
-_CODE = re.compile(r"(<code[^>]*>.*?</code>)", re.DOTALL)
+# Code elements (inline and inside <pre>) and links in rendered HTML, where a marker stays literal text (a
+# link inside a link is not one); with a group, so re.split keeps them.
+_LITERAL = re.compile(r"(<code[^>]*>.*?</code>|<a\b[^>]*>.*?</a>)", re.DOTALL)
 
 
-def source_anchor(answer: str, number: int) -> str:
-    """The id of an answer's `number`-th source in the page; from the answer's text, so a reload keeps it."""
-    digest = hashlib.blake2s(answer.encode(), digest_size=5).hexdigest()
-    return f"source-{digest}-{number}"
+def source_anchor(key: str, number: int) -> str:
+    """The page id of the `number`-th source of the exchange rendered under `key` (unique per exchange)."""
+    return f"source-{key}-{number}"
 
 
 PREVIEW_CHARS = 240
 
 
-def citation_html(number: int, source: Source, anchor: str) -> str:
-    """A citation marker: a link to its source chip, and a preview of the cited text and lesson link that
-    CSS shows while the marker is hovered or focused (no script, no title tooltip)."""
+def citation_marker(number: int, source: Source, anchor: str) -> str:
+    """A citation marker, the only place one is built: a link to its source chip, and a preview of the cited
+    text and lesson link that CSS shows while the marker is hovered or focused (no script, no tooltip)."""
     label = escape(source.label)
     link = safe_url(source.link)
     lesson = f'<a href="{escape(link)}">{label}</a>' if link else f"<strong>{label}</strong>"
@@ -207,13 +197,14 @@ def citation_html(number: int, source: Source, anchor: str) -> str:
     )
 
 
-def render_answer(text: str, sources: Sequence[Source]) -> Markup:
+def render_answer(text: str, sources: Sequence[Source], key: str) -> Markup:
     """Render an answer's markdown with each `[^n]` as a numbered link to its source, sanitized.
 
-    A marker whose number has no source (model text imitating one) stays plain text.
+    Markers are added after sanitizing, so model HTML can never imitate one. `key` is unique per exchange
+    (see app.web.templating), so a marker always links within its own exchange. A marker whose number has
+    no source (model text imitating one) stays plain text.
     """
-    answer = text or ""
-    text = answer.replace(_OPEN, "").replace(_CLOSE, "")
+    text = (text or "").replace(_OPEN, "").replace(_CLOSE, "")
 
     def placeholder(match: re.Match[str]) -> str:
         number = int(match[1])
@@ -221,17 +212,18 @@ def render_answer(text: str, sources: Sequence[Source]) -> Markup:
 
     def link(match: re.Match[str]) -> str:
         number = int(match[1])
-        return citation_html(number, sources[number - 1], source_anchor(answer, number))
+        return citation_marker(number, sources[number - 1], source_anchor(key, number))
 
     def literal(match: re.Match[str]) -> str:
         return f"[^{match[1]}]"
 
-    # A marker in code is code the model quoted, not a citation: it stays as written.
-    pieces = _CODE.split(_to_html(MARKER.sub(placeholder, text)))
+    # Placeholders are left only in text and code (the attribute filter turns any in an attribute back).
+    # A marker in code is code the model quoted, not a citation: it stays as written; so in a link's text.
+    pieces = _LITERAL.split(str(sanitize_html(_to_html(MARKER.sub(placeholder, text)))))
     html = "".join(
         _PLACEHOLDER.sub(literal if position % 2 else link, piece) for position, piece in enumerate(pieces)
     )
-    return sanitize_html(html)
+    return Markup(html)
 
 
 def _to_html(text: str) -> str:

@@ -27,6 +27,8 @@ REQUEST_ID_HEADER = "X-Request-ID"
 # A caller's (or proxy's) id is kept only when it is short and plain, so it cannot forge log lines.
 INCOMING_ID = re.compile(r"[A-Za-z0-9._-]{8,64}")
 log = logging.getLogger("course_assistant.requests")
+# Metric labels must come from a bounded set: any other method name (a client picks it) is `other`.
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 def register(app: Flask) -> None:
@@ -86,7 +88,7 @@ def _finish(response: Response) -> Response:
 def _log(record: dict[str, Any], method: str, path: str, endpoint: str, status: int) -> None:
     """Write the request's log line and observe its duration."""
     seconds = time.perf_counter() - record["started"]
-    REQUEST_SECONDS.labels(method, endpoint, str(status)).observe(seconds)
+    REQUEST_SECONDS.labels(method_label(method), endpoint, status_label(status)).observe(seconds)
     line: dict[str, Any] = {
         "request_id": record["request_id"],
         "method": method,
@@ -98,6 +100,16 @@ def _log(record: dict[str, Any], method: str, path: str, endpoint: str, status: 
         if key in record:
             line[key] = record[key]
     log.info(json.dumps(line, separators=(",", ":")))
+
+
+def method_label(method: str) -> str:
+    """The method as a metric label: a known one, or `other`."""
+    return method if method in KNOWN_METHODS else "other"
+
+
+def status_label(status: int) -> str:
+    """The status as a metric label: the app sets it, but keep it to three digits whatever happens."""
+    return str(status) if 100 <= status <= 599 else "other"
 
 
 def _log_to_stderr() -> None:

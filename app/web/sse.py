@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from flask import Response, stream_with_context
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, StatusEvent, TextEvent
+from app.web.stream_slots import StreamSlot, TooManyStreams, claim_stream_slot
 
 
 class AnswerFace(Protocol):
@@ -34,12 +35,23 @@ class AnswerFace(Protocol):
         ...
 
 
-def answer_messages(events: Iterator[AnswerEvent], face: AnswerFace) -> Iterator[str]:
+def answer_messages(
+    events: Iterator[AnswerEvent], face: AnswerFace, slot: StreamSlot | None = None
+) -> Iterator[str]:
     """SSE messages for one answer: status and text as they come, then exactly one last message.
 
-    When the client goes away the server closes this generator (GeneratorExit at a yield); the `finally`
-    then closes the answerer's stream, which stops the model call.
+    The answer holds one of its client's stream slots (`slot`, or one claimed when the stream starts); a
+    client that holds MAX_STREAMS_PER_CLIENT already gets the refusal as the last message, and the model
+    is not called. When the client goes away the server closes this generator (GeneratorExit at a yield);
+    the `finally` then frees the slot and closes the answerer's stream, which stops the model call.
     """
+    if slot is None:
+        try:
+            slot = claim_stream_slot()
+        except TooManyStreams as refused:
+            close_events(events)
+            yield face.failed(refused)
+            return
     try:
         for event in events:
             if isinstance(event, StatusEvent):
@@ -53,6 +65,7 @@ def answer_messages(events: Iterator[AnswerEvent], face: AnswerFace) -> Iterator
     except Exception as exc:  # the stream has sent its headers: the error travels as the last message
         yield face.failed(exc)
     finally:
+        slot.release()
         close_events(events)
 
 
@@ -62,9 +75,12 @@ def sse_message(event: str, data: str) -> str:
     return f"event: {event}\n" + "".join(f"data: {line}\n" for line in lines) + "\n"
 
 
-def sse_response(messages: Iterator[str]) -> Response:
-    """A streamed text/event-stream response; the request context stays usable while it streams."""
-    return Response(
+def sse_response(messages: Iterator[str], slot: StreamSlot | None = None) -> Response:
+    """A streamed text/event-stream response; the request context stays usable while it streams.
+
+    A `slot` claimed before streaming is freed when the response closes, even one never iterated.
+    """
+    response = Response(
         stream_with_context(messages),
         mimetype="text/event-stream",
         headers={
@@ -73,6 +89,9 @@ def sse_response(messages: Iterator[str]) -> Response:
             "X-Accel-Buffering": "no",
         },
     )
+    if slot is not None:
+        response.call_on_close(slot.release)
+    return response
 
 
 def close_events(events: Any) -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Flask, session
+import secrets
+from typing import Any
+
+from flask import Flask, g, session
 from markupsafe import Markup
 
+from app import bidi
 from app.assistant.base import Exchange
 from app.links import safe_url
 from app.web.markdown import render_answer, render_markdown, source_anchor
@@ -14,7 +18,9 @@ THEMES = ("auto", "light", "dark")
 
 
 def register(app: Flask) -> None:
-    """Install the filters and the theme context on `app`."""
+    """Install the filters and the theme context on `app`; every printed value loses its bidi controls."""
+    # Before the first template compiles: Jinja builds finalize into the compiled template code.
+    app.jinja_env.finalize = bidi.finalize
     app.add_template_filter(markdown_filter, "markdown")
     app.add_template_filter(answer_html_filter, "answer_html")
     app.add_template_filter(source_anchor_filter, "source_anchor")
@@ -29,12 +35,26 @@ def markdown_filter(text: str) -> Markup:
 
 def answer_html_filter(exchange: Exchange) -> Markup:
     """Jinja filter: an exchange's answer as sanitized HTML, its citation markers linked to its sources."""
-    return render_answer(exchange.answer, exchange.sources)
+    return render_answer(exchange.answer, exchange.sources, citation_key(exchange))
 
 
 def source_anchor_filter(exchange: Exchange, number: int) -> str:
     """Jinja filter: the page id of an exchange's `number`-th source, where its markers link."""
-    return source_anchor(exchange.answer, number)
+    return source_anchor(citation_key(exchange), number)
+
+
+def citation_key(exchange: Any) -> str:
+    """A random key for one exchange's citation ids, the same for its markers and its sources in a request.
+
+    Random, not derived from the answer: two identical answers on one page (or one streamed in later) must
+    not share ids, or a marker would jump to another exchange's sources.
+    """
+    keys: dict[int, tuple[Any, str]] = g.setdefault("citation_keys", {})
+    # Keyed by object identity; the exchange is kept alongside, so its id cannot be reused in this request.
+    found = keys.get(id(exchange))
+    if found is None:
+        found = keys[id(exchange)] = (exchange, secrets.token_hex(6))
+    return found[1]
 
 
 def safe_url_filter(url: str | None) -> str | None:

@@ -10,7 +10,7 @@ from werkzeug.utils import secure_filename
 
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, parse_bytes
-from app.library.uploads import UploadOutcome, save_courses
+from app.library.uploads import Discard, UploadOutcome, save_courses
 
 # Well under the 255 bytes a file name may have, leaving room for the temp and trash prefixes.
 MAX_NAME_CHARS = 120
@@ -39,15 +39,16 @@ def safe_name(name: str) -> str:
         raise ValueError("the name starts with a dot (a hidden file); rename it")
     if len(name) > MAX_NAME_CHARS:
         raise ValueError(f"the name is longer than {MAX_NAME_CHARS} characters; rename it")
-    # Spaces become underscores (harmless); anything else secure_filename would change is refused.
+    # Spaces are kept as they are (a name with "_" instead is another file); anything else secure_filename
+    # would change is refused.
     safe = secure_filename(name)
     if safe != name.replace(" ", "_"):
         suggestion = f" (for example to {safe})" if safe and Path(safe).stem else ""
         allowed = "letters, digits, '.', '-', '_' and spaces"
         raise ValueError(f"the name has characters other than {allowed}; rename it{suggestion}")
-    if not Path(safe).stem:
-        raise ValueError("the name has no usable characters")
-    return safe
+    if not Path(safe).stem or name != name.strip():
+        raise ValueError("the name has no usable characters or starts or ends with a space; rename it")
+    return name
 
 
 def check_file(upload: FileStorage, max_bytes: int) -> tuple[str, Course, bytes]:
@@ -71,13 +72,17 @@ def check_file(upload: FileStorage, max_bytes: int) -> tuple[str, Course, bytes]
 
 
 def save_uploads(
-    uploads: Iterable[FileStorage], docs_dir: Path, max_bytes: int, check_upload: Callable[[Course], None]
+    uploads: Iterable[FileStorage],
+    docs_dir: Path,
+    max_bytes: int,
+    check_upload: Callable[[Course], None],
+    discard: Discard | None = None,
 ) -> UploadOutcome:
     """Check every upload, then write the accepted ones into `docs_dir`, all or none; list the refused ones.
 
     Parsing (the slow part) happens before the folder lock. The title checks and the writes happen under it,
     so a concurrent upload (in any worker) of the same title waits and then sees this one's file, instead
-    of passing the same check before either is written.
+    of passing the same check before either is written. A file an upload replaces goes to `discard`.
     """
     outcome = UploadOutcome()
     parsed: list[tuple[str, Course, bytes]] = []
@@ -86,4 +91,4 @@ def save_uploads(
             parsed.append(check_file(upload, max_bytes))
         except ValueError as exc:
             outcome.refuse(upload.filename or "(no name)", str(exc))
-    return save_courses(parsed, docs_dir, check_upload, outcome)
+    return save_courses(parsed, docs_dir, check_upload, outcome, discard)

@@ -318,5 +318,5 @@ def test_a_backslash_path_is_refused_as_a_path_not_stripped_to_a_name(name):
 
 
 @pytest.mark.parametrize("name", ["notes.txt", "Intro to SQL.pdf", "week-1_v2.docx"])
-def test_a_plain_name_is_kept_with_spaces_as_underscores(name):
-    assert safe_name(name) == name.replace(" ", "_")
+def test_a_plain_name_is_kept_as_given_spaces_included(name):
+    assert safe_name(name) == name

@@ -15,6 +15,7 @@ from tests.web.support import SEARCH_TOOL, ask_streamed
 
 RAG = "Retrieval-Augmented Generation in Practice"
 PYTEST = "Python Testing with Pytest"
+KEY = "abc123"
 MARKER_LINK = re.compile(r'<sup class="citation"><a href="#(source-[0-9a-f]+-\d+)"[^>]*>(\d+)</a>')
 
 
@@ -79,15 +80,16 @@ def test_a_cited_answer_shows_markers_linking_to_its_sources_and_again_after_rel
     assert_cited_page(streamed.done)
     page = client.get("/").get_data(as_text=True)
     assert_cited_page(page)
-    assert markers(page) == markers(streamed.done)
+    # The ids are random per render (unique per exchange), the numbers and their targets' order stay.
+    assert [number for _, number in markers(page)] == [number for _, number in markers(streamed.done)]
 
 
 def test_markers_survive_the_sanitizer_and_fake_ones_stay_plain_text():
     text = "Claim.[^1] Fake.[^7] Zero.[^0] <a href='#x' onclick='x()'>a</a>"
 
-    html = render_answer(text, [source(1)])
+    html = render_answer(text, [source(1)], KEY)
 
-    assert markers(html) == [(source_anchor(text, 1), "1")]
+    assert markers(html) == [(source_anchor(KEY, 1), "1")]
     assert "Fake.[^7]" in html and "Zero.[^0]" in html
     assert "onclick" not in html
     assert 'aria-label="Source 1: C – Lesson 1: L1"' in html
@@ -96,29 +98,26 @@ def test_markers_survive_the_sanitizer_and_fake_ones_stay_plain_text():
 def test_a_marker_carries_a_preview_of_the_cited_text_and_the_lesson_link():
     cited = source(1).model_copy(update={"snippet": "Fixtures <b>set up</b> " + "state " * 80})
 
-    html = render_answer("Claim.[^1]", [cited])
+    html = render_answer("Claim.[^1]", [cited], KEY)
 
     preview = re.search(r'<span class="cite-preview">(.*?)</span></sup>', html).group(1)
-    assert (
-        '<a target="_blank" href="https://example.com/c/1"' in preview and "C – Lesson 1: L1</a>" in preview
-    )
+    assert '<a href="https://example.com/c/1">C – Lesson 1: L1</a>' in preview
     assert '<span class="cite-text">Fixtures &lt;b&gt;set up&lt;/b&gt; state' in preview
     assert preview.endswith("…</span>") and len(preview) < 500  # the preview is cut, the chip has the rest
 
 
 def test_model_html_cannot_borrow_the_preview_classes_for_other_markup():
-    html = render_answer('<span class="cite-preview">x</span><p class="prose">y</p>', [])
+    html = render_answer('<span class="cite-preview">x</span><p class="prose">y</p>', [], KEY)
 
-    assert '<span class="cite-preview">' in html  # a preview with no marker shows nothing (CSS)
-    assert 'class="prose"' not in html
+    assert "class=" not in html  # markers are added after sanitizing: no model markup keeps a class
 
 
 def test_a_marker_inside_code_stays_code():
     text = "Write `notes[^1]` in the file.[^1]\n\n```\nfootnote = 'x[^1]'\n```"
 
-    html = render_answer(text, [source(1)])
+    html = render_answer(text, [source(1)], KEY)
 
-    assert markers(html) == [(source_anchor(text, 1), "1")]  # only the one after the sentence
+    assert markers(html) == [(source_anchor(KEY, 1), "1")]  # only the one after the sentence
     assert "<code>notes[^1]</code>" in html
     assert "footnote = 'x[^1]'" in html.replace("&#x27;", "'").replace("&#39;", "'")
 
@@ -126,7 +125,7 @@ def test_a_marker_inside_code_stays_code():
 def test_model_html_cannot_forge_a_marker_that_runs_script():
     text = 'See <sup class="citation"><a href="javascript:alert(1)">1</a></sup> and \ue0001\ue001.'
 
-    html = render_answer(text, [source(1)])
+    html = render_answer(text, [source(1)], KEY)
 
     assert "javascript:" not in html
     assert markers(html) == []

@@ -159,7 +159,9 @@ def test_strikethrough_and_new_tab_links_but_in_page_citations_stay_in_the_page(
     html = str(render_markdown("~~old~~ new, ~~ not this ~~ and `~~code~~`"))
     assert "<del>old</del> new" in html and "~~ not this ~~" in html and "<code>~~code~~</code>" in html
     cited = str(
-        render_answer("Claim.[^1]", [Source(label="C – Lesson 1: L", course_title="C", lesson_number=1)])
+        render_answer(
+            "Claim.[^1]", [Source(label="C – Lesson 1: L", course_title="C", lesson_number=1)], "k1"
+        )
     )
     assert 'target="_blank"' not in cited and '<a href="#source-' in cited
 

@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 TIMEOUT_MESSAGE = "The assistant took too long to answer. Please try again in a moment."
 UNREACHABLE_MESSAGE = "The assistant could not be reached. Please try again later."
+CUT_SHORT_MESSAGE = "The answer was cut short (the connection to the assistant closed). Please try again."
 
 
 def unavailable(exc: anthropic.APIError) -> ModelUnavailable:
@@ -65,15 +66,21 @@ def streamed_turn(
     `separate` starts the text with a paragraph break, for a turn whose text follows an earlier turn's.
     """
     started = time.perf_counter()
+    stopped = False
     try:
         with client.messages.stream(**params) as stream:
             for event in stream:
+                stopped = stopped or event.type == "message_stop"
                 if event.type == "text" and event.text:
                     if separate:
                         # The text of an earlier turn is a paragraph of its own.
                         yield TextEvent("\n\n")
                         separate = False
                     yield TextEvent(event.text)
+            if not stopped:
+                # The connection closed mid-answer: what arrived is a fragment, never a complete answer.
+                log.info("Anthropic stream ended without message_stop")
+                raise ModelUnavailable(CUT_SHORT_MESSAGE, detail="the stream ended without message_stop")
             message = stream.get_final_message()
     except anthropic.APIError as exc:
         # The error handler (web) or the CLI reports it once; this is for debugging the loop.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.assistant.base import Answer, Source
+from app.assistant.citations import escape_markers
 from app.assistant.extractive.quotes import Quote
 from app.assistant.tools import SourceCollector, passage_source
 from app.search.models import CourseRecord, Outline
@@ -19,8 +20,12 @@ NO_MATCH = "The course materials don't cover this. Try other words, or name a co
 
 def reply(note: str, body: str, sources: list[Source], tool_used: bool) -> Answer:
     """An Answer under the mode note."""
+    # Quoted course text is never a citation marker, whatever it contains.
     return Answer(
-        markdown=f"{note}\n\n{body}", sources=sources, mode="extractive", tool_rounds=int(tool_used)
+        markdown=f"{note}\n\n{escape_markers(body)}",
+        sources=sources,
+        mode="extractive",
+        tool_rounds=int(tool_used),
     )
 
 

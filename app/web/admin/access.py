@@ -12,7 +12,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from app.errors import NotFound, PayloadTooLarge, Unauthorized
 from app.extensions import limiter
 from app.services import settings
-from app.web.admin.auth import sign_in, sign_out, signed_in
+from app.web.admin.auth import forget_stale_sign_in, sign_in, sign_out, signed_in
 from app.web.errors import handle_error, wants_json
 from app.web.htmx import client_redirect, is_htmx
 from app.web.redirects import safe_local_path
@@ -67,7 +67,8 @@ def _require_login() -> ResponseReturnValue | None:
     """Send anyone not signed in to the login page (401 for JSON and htmx requests)."""
     if request.endpoint in PUBLIC_ENDPOINTS or signed_in():
         return None
-    sign_out(everywhere=False)
+    # Only a real sign-out rotates the CSRF token: a visitor who just opened /admin keeps their chat working.
+    forget_stale_sign_in()
     login = url_for("admin.login", next=_next_target())
     if is_htmx():
         return client_redirect(login, "Sign in to continue.", 401)

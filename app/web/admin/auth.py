@@ -54,6 +54,12 @@ def signed_in() -> bool:
     return hmac.compare_digest(proof, _proof())
 
 
+def forget_stale_sign_in() -> None:
+    """Drop an expired or outdated sign-in; the CSRF token stays (the chat in another tab still uses it)."""
+    if ADMIN_KEY in session:
+        session.pop(ADMIN_KEY, None)
+
+
 def sign_out(everywhere: bool = True) -> None:
     """Drop this session's sign-in; with `everywhere`, end every other copy and session too."""
     session.pop(ADMIN_KEY, None)

@@ -95,7 +95,12 @@ def upload():
     if not uploads:
         raise BadRequest("Choose at least one course file (.txt, .pdf or .docx) to upload.")
     outcome = save_uploads(
-        uploads, Path(settings().docs_dir), settings().max_upload_bytes, services().indexer.check_upload
+        uploads,
+        Path(settings().docs_dir),
+        # A file the sync would refuse (over MAX_DOCUMENT_MB) is refused at once.
+        min(settings().max_upload_bytes, settings().max_document_bytes),
+        services().indexer.check_upload,
+        discard=services().trash.keep,  # a replaced file goes to the trash like a removed one
     )
     job = jobs().start(files_changed=True) if outcome.accepted else jobs().status()
     status = 200 if outcome.accepted or is_htmx() else 422

@@ -6,14 +6,15 @@ from flask import Blueprint, current_app, jsonify, request
 
 from app.assistant.service import final_answer
 from app.errors import AppError, BadRequest, ServiceUnavailable
-from app.extensions import ask_limit, csrf
+from app.extensions import ask_limit, csrf, ratelimit_store_ok
 from app.links import safe_url
 from app.rules import MAX_PASSAGES
 from app.search.serialize import results_json
-from app.services import services
+from app.services import services, settings
 from app.web.api.answers import ApiAnswer, load_session, query_result
 from app.web.api.params import int_arg, json_object, required_text
 from app.web.sse import answer_messages, sse_response
+from app.web.stream_slots import claim_stream_slot
 
 bp = Blueprint("api", __name__)
 csrf.exempt(bp)
@@ -29,11 +30,19 @@ def query():
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise BadRequest("Bad stream.", detail="'stream' must be true or false.")
-    # The assistant keeps the last MAX_HISTORY; a bad question is refused here, before any stream starts.
-    events = services().assistant.stream(question, history)
+    # One of the client's stream slots, streamed or not (both hold a thread while the model works): over
+    # MAX_STREAMS_PER_CLIENT this is a 429 before the model is called.
+    slot = claim_stream_slot()
+    try:
+        # The assistant keeps the last MAX_HISTORY; a bad question is refused here, before any stream starts.
+        events = services().assistant.stream(question, history)
+    except BaseException:
+        slot.release()
+        raise
     if stream:
-        return sse_response(answer_messages(events, ApiAnswer(question, history)))
-    return jsonify(query_result(final_answer(events), question, history))
+        return sse_response(answer_messages(events, ApiAnswer(question, history), slot), slot)
+    with slot:
+        return jsonify(query_result(final_answer(events), question, history))
 
 
 @bp.get("/api/courses")
@@ -74,6 +83,13 @@ def healthz():
     return jsonify(status="ok")
 
 
+def ratelimit_store_state() -> str:
+    """The rate-limit store as /readyz reports it: off, ok or unreachable."""
+    if not settings().ratelimit_enabled:
+        return "off"
+    return "ok" if ratelimit_store_ok() else "unreachable"
+
+
 @bp.get("/readyz")
 def readyz():
     """The model is loaded and the index answers; 503 (and warming up in the background) until then."""
@@ -87,4 +103,10 @@ def readyz():
     except Exception as exc:  # a backend failing in a way the index did not foresee is still "not ready"
         current_app.logger.warning("readyz: index not ready: %s", exc)
         raise ServiceUnavailable("The course index is not answering.", detail=type(exc).__name__) from exc
-    return jsonify(status="ready", courses=count)
+    # The limits keep working per process without their store, so a dead Redis is reported, not unready.
+    store = ratelimit_store_state()
+    if store == "unreachable":
+        current_app.logger.warning("readyz: the rate-limit store is unreachable")
+    return jsonify(
+        status="degraded" if store == "unreachable" else "ready", courses=count, ratelimit_store=store
+    )

@@ -1,0 +1,32 @@
+"""A model stream cut off mid-answer (no message_stop) is an error on every face, never a stored answer."""
+
+from __future__ import annotations
+
+import json
+
+from tests.web.support import ask_streamed, sse_events
+
+PARTIAL = "Half an answer that never ends because the connection drops"
+
+
+def test_the_chat_says_the_answer_was_cut_short_and_stores_nothing(claude_client, fake_claude):
+    fake_claude.enqueue_cut_stream(PARTIAL, after=5)
+    streamed = ask_streamed(claude_client, "What is RAG?")
+    assert "cut short" in streamed.done and "Try again" in streamed.done
+    assert streamed.commit is None
+    assert "What is RAG?" not in claude_client.get("/").get_data(as_text=True)
+
+
+def test_api_query_is_a_503_saying_the_answer_was_cut_short(claude_client, fake_claude):
+    fake_claude.enqueue_cut_stream(PARTIAL, after=5)
+    response = claude_client.post("/api/query", json={"query": "What is RAG?"})
+    assert response.status_code == 503
+    body = response.get_json()
+    assert "cut short" in body["error"] and "answer" not in body
+
+
+def test_the_streamed_api_ends_with_an_error_event(claude_client, fake_claude):
+    fake_claude.enqueue_cut_stream(PARTIAL, after=5)
+    response = claude_client.post("/api/query", json={"query": "What is RAG?", "stream": True})
+    name, data = sse_events(response.get_data(as_text=True))[-1]
+    assert name == "error" and "cut short" in json.loads(data)["error"]

@@ -1,0 +1,55 @@
+"""One client cannot hold every thread: a bound on the answers each client has in progress at once."""
+
+from __future__ import annotations
+
+from app.assistant.base import DoneEvent, StatusEvent, TextEvent
+from tests.web.support import sse_events, stream_url_from
+from tests.web.test_chat_stream import FINAL, post_pending, scripted
+
+BOUND = 2
+OTHER = {"REMOTE_ADDR": "10.0.0.2"}
+
+
+def open_stream(client):
+    """Ask with htmx and start reading the stream: it now holds one of the client's slots."""
+    response = client.get(stream_url_from(post_pending(client, "Slow one?")), buffered=False)
+    chunks = iter(response.response)
+    assert b"Searching" in next(chunks)
+    return response
+
+
+def test_a_client_over_the_bound_gets_a_final_message_and_a_429_from_the_api(make_app):
+    app = make_app(MAX_STREAMS_PER_CLIENT=str(BOUND))
+    app.config["WTF_CSRF_ENABLED"] = False
+    client = app.test_client()
+    answerer = scripted(app, StatusEvent("Searching"), TextEvent("Slow"), DoneEvent(FINAL), hold_at=1)
+    held = [open_stream(client) for _ in range(BOUND)]
+
+    refused = client.get(stream_url_from(post_pending(client, "One more?")))
+    [(name, data)] = sse_events(refused.get_data(as_text=True))
+    assert name == "done" and f"You have {BOUND} answers in progress already" in data
+    api = client.post("/api/query", json={"query": "And this?", "stream": True})
+    assert api.status_code == 429 and "answers in progress" in api.get_json()["error"]
+    assert client.post("/api/query", json={"query": "And this?"}).status_code == 429
+    assert len(answerer.questions) == BOUND, "the refused ones never reached the model"
+
+    # Another client is not affected.
+    other = app.test_client()
+    answerer.release()
+    answered = other.post("/api/query", json={"query": "Mine?"}, environ_base=OTHER)
+    assert answered.status_code == 200
+
+    # A finished (or closed) stream gives its slot back.
+    for response in reversed(held):
+        response.close()
+    assert client.post("/api/query", json={"query": "Now?"}).status_code == 200
+    assert app.extensions["stream_slots"].in_use("127.0.0.1") == 0
+
+
+def test_a_stream_never_read_gives_its_api_slot_back(make_app):
+    app = make_app(MAX_STREAMS_PER_CLIENT="1")
+    client = app.test_client()
+    scripted(app, DoneEvent(FINAL))
+    response = client.post("/api/query", json={"query": "Hi?", "stream": True}, buffered=False)
+    response.close()  # the client left before the first byte
+    assert client.post("/api/query", json={"query": "Again?"}).status_code == 200
