@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.assistant.base import Exchange
+from app.assistant.extractive.comparison import split_comparison
 from app.assistant.extractive.render import NO_MATCH
 from app.search.resolver import code_words, instructor_words
 
@@ -77,3 +78,39 @@ def test_a_question_no_course_covers_is_declined_with_a_low_confidence(assistant
     assert NO_MATCH in declined.markdown and not declined.sources
     assert answered.sources and answered.confidence is not None
     assert declined.confidence is not None and declined.confidence < answered.confidence
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        (
+            "Contrast fixtures from the pytest course with HNSW graphs from the vector course",
+            ("fixtures from the pytest course", "HNSW graphs from the vector course"),
+        ),
+        (
+            "What do the fixtures lesson and the markers lesson say about setup and teardown?",
+            (
+                "What do the fixtures lesson say about setup and teardown?",
+                "What do the markers lesson say about setup and teardown?",
+            ),
+        ),
+    ],
+)
+def test_compare_with_and_two_named_lessons_split_where_they_join(question, halves):
+    assert split_comparison(question) == halves
+
+
+def test_how_do_a_and_b_help_is_one_question():
+    assert split_comparison("how do fixtures and markers help with setup and teardown?") is None
+
+
+def test_compare_a_with_b_quotes_both_courses(assistant):
+    answer = assistant.answer(
+        "Compare fixtures from the pytest course with HNSW graphs from the vector course", []
+    )
+
+    assert [(source.course_title, source.lesson_number) for source in answer.sources] == [
+        (PYTEST, 2),
+        (VECTOR, 2),
+    ]
+    assert answer.confidence is not None

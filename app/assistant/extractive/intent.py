@@ -98,6 +98,19 @@ class Plan:
     instructor: bool = False
     ask: str | None = None  # the one outline fact asked for (see outline_ask)
     halves: tuple[Plan, Plan] | None = None  # a comparison's two questions, each with a topic of its own
+    context: str = ""  # a follow-up's words of the previous question (what "it" or "there" stands for)
+
+    @property
+    def query(self) -> str:
+        """What to search for: the topic, and the previous question's words a follow-up stands on."""
+        return f"{self.topic} {self.context}".strip()
+
+    @property
+    def quoted_for(self) -> str:
+        """What the quoted sentences must answer: the topic, unless it has no word of its own. The words a
+        follow-up stands on would pull the sentences back to the previous question ("what are its gates
+        built from?" would quote what an LSTM is)."""
+        return self.topic if content_words(self.topic, QUESTION_WORDS) else self.query
 
     @property
     def overview(self) -> bool:
@@ -159,7 +172,7 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         return plan
     own = content_words(plan.topic, QUESTION_WORDS)
     if PRONOUN_RE.search(question) or len(own) <= FEW_WORDS:
-        plan = replace(plan, topic=_expanded(plan.topic, own, _plan(previous.question, index).topic))
+        plan = replace(plan, context=_context(own, _plan(previous.question, index).topic))
     cited = next((source for source in previous.sources if source.course_title), None)
     if cited is None:
         return plan
@@ -189,14 +202,14 @@ def refers_back(question: str) -> bool:
     )
 
 
-def _expanded(topic: str, own: list[str], earlier: str) -> str:
-    """The topic and the earlier topic's words it lacks: what a pronoun or an ellipsis stands for."""
+def _context(own: list[str], earlier: str) -> str:
+    """The earlier topic's words that the follow-up lacks: what a pronoun or an ellipsis stands for."""
     added = [
         word
         for word in tokens(earlier)
         if word.lower() not in QUESTION_WORDS and len(word) > 2 and stem(word) not in own
     ]
-    return " ".join([topic, *dict.fromkeys(added)]).strip()
+    return " ".join(dict.fromkeys(added))
 
 
 def asks_instructor(question: str) -> bool:
