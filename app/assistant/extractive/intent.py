@@ -57,7 +57,7 @@ SHORT_QUESTION_WORDS = 6
 PRONOUN_RE = re.compile(
     r"\b(?:it|its|they|them|their|those|these|he|she|him|his|her)\b|\bthere\s*[?.!]*\s*$", re.IGNORECASE
 )
-# A follow-up with at most this many words of its own is read with the previous question's words.
+# A question asked after another with at most this many words of its own carries on from it.
 FEW_WORDS = 2
 NEXT_RE = re.compile(r"\b(?:next|following)\s+(?:one|lesson)\b", re.IGNORECASE)
 AGAIN_RE = re.compile(
@@ -164,14 +164,14 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
 
     "And lesson 4?" keeps the course; "what about the next one?" moves to the following lesson; "explain
     that more simply" asks the previous question again within its lesson. A question that points back ("who
-    came up with it?", "why is it too low there?") or has few words of its own ("and projection?") is
-    also searched with the previous question's words (conversational query expansion), and every follow-up
-    keeps the previous course unless it names another.
+    came up with it?", "why is it too low there?") or has no word of its own is also searched with the
+    previous question's words (conversational query expansion); every follow-up, including one with few
+    words of its own ("and projection?"), keeps the previous course unless it names another.
     """
     if plan.course is not None or plan.course_error or not refers_back(question):
         return plan
     own = content_words(plan.topic, QUESTION_WORDS)
-    if PRONOUN_RE.search(question) or len(own) <= FEW_WORDS:
+    if PRONOUN_RE.search(question) or not own:
         plan = replace(plan, context=_context(own, _plan(previous.question, index).topic))
     cited = next((source for source in previous.sources if source.course_title), None)
     if cited is None:
