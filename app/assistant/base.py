@@ -41,6 +41,8 @@ class Answer(BaseModel):
     mode: Literal["claude", "extractive"] = "claude"
     tool_rounds: int = 0
     usage: dict[str, int] | None = None
+    # How sure an extractive answer is that the library covers the question (0-1); None when not measured.
+    confidence: float | None = None
 
 
 class Exchange(BaseModel):

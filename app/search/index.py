@@ -166,6 +166,10 @@ class CourseIndex:
         """The text with misspelled words corrected towards the library's own words ("hypotesis")."""
         return self.searcher.corrected(text, self.catalog.snapshot())
 
+    def rarity(self, terms: list[str]) -> dict[str, float]:
+        """How rare each stemmed term is in the library (BM25's idf): "Shapley" weighs more than "game"."""
+        return self.searcher.rarity(terms, self.catalog.snapshot())
+
     def _scope(self, library: CatalogSnapshot, course: str | None, lesson: int | None) -> list[CatalogEntry]:
         """Select the catalog entries to search: the named course, narrowed to courses with the lesson."""
         scope = library.entries

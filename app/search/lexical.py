@@ -214,6 +214,11 @@ class LexicalIndex:
         view = self._follow(library)
         return view.speller.corrected(text, dictionary)
 
+    def rarity(self, terms: Iterable[str], library: CatalogSnapshot) -> dict[str, float]:
+        """The idf of each stemmed term over the `library` courses (a term the library lacks weighs most)."""
+        view = self._follow(library)
+        return {term: view.idf(term) for term in terms}
+
     def clear(self) -> None:
         """Forget every course (after the index was cleared)."""
         with self._lock:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -33,17 +34,25 @@ from app.search.store import CATALOG, ChromaStore
 # libraries ("advanced python" 0.65, "software testing" 0.63, "python programming" 0.62, "SQL databases"
 # 0.54, "machine learning" 0.37, "Kubernetes for beginners" 0.25).
 WORD_SCORE = 0.7
+YEAR_RE = re.compile(r"(?:19|20)\d\d")
+# Honorifics before an instructor's name.
+TITLES = frozenset({"dr", "prof", "professor", "mr", "mrs", "ms"})
 MATCH_SCORE = 0.75
 MATCH_MARGIN = 0.1
 
 
 def mentioned_course(text: str, records: list[CourseRecord]) -> tuple[CourseRecord, str] | None:
     """The one course the text mentions and the words that mention it; None for none, or for two (ambiguous:
-    search everything rather than pick one). Shared title words ("test a Flask app") are not enough."""
+    search everything rather than pick one). Shared title words ("test a Flask app") are not enough; a
+    course code ("ECON 159", "6.S191", "MIT") or the instructor's name ("bloom's") is."""
     words = content_words(text)
     found = []
     for record in records:
         title_words = content_words(record.title)
+        named = code_words(text, record.title) or instructor_words(text, record.instructor)
+        if named:
+            found.append((record, " ".join(named)))
+            continue
         acronyms = [
             token
             for token in tokens(text)
@@ -56,6 +65,37 @@ def mentioned_course(text: str, records: list[CourseRecord]) -> tuple[CourseReco
         elif len(title_words) >= 2 and longest_run(words, title_words) >= max(2, len(title_words) - 1):
             found.append((record, record.title))
     return found[0] if len(found) == 1 else None
+
+
+def _codes(title: str) -> set[str]:
+    """A title's code words, lower-cased: numbers of 3+ characters ("159", "s191", not a year) and the
+    capitalised word before a number ("ECON 159", "MIT 6.S191"), which name a course and nothing else. A
+    capitalised word alone ("HTMX") is a topic as often as a name."""
+    words = tokens(title)
+    numbered = [any(char.isdigit() for char in word) for word in words]
+    codes = set()
+    for position, word in enumerate(words):
+        number = numbered[position] and not YEAR_RE.fullmatch(word)
+        before_number = is_acronym_token(word) and position + 1 < len(words) and numbered[position + 1]
+        if len(word) >= 3 and (number or before_number):
+            codes.add(word.lower())
+    return codes
+
+
+def code_words(text: str, title: str) -> list[str]:
+    """The words of the text that are code words of the title ("ECON 159", "6.S191", "psych 110")."""
+    codes = _codes(title)
+    return list(dict.fromkeys(token for token in tokens(text) if token.lower() in codes))
+
+
+def instructor_words(text: str, instructor: str | None) -> list[str]:
+    """The words of the text that are the instructor's surname ("Bloom's", "Polak"), capitalised or not."""
+    surnames = set()
+    for person in re.split(r",|&|\band\b", instructor or ""):
+        names = [token for token in tokens(person) if len(token) >= 3 and token.lower() not in TITLES]
+        if names:
+            surnames.add(names[-1].lower())
+    return list(dict.fromkeys(token for token in tokens(text) if token.lower() in surnames))
 
 
 def not_found(name: str, records: list[CourseRecord], candidates: list[CourseRecord] | None = None):
@@ -76,9 +116,11 @@ def _acronym_matches(name: str, title: str) -> bool:
 
 
 def _lesson_or_instructor_matches(words: list[str], record: CourseRecord) -> bool:
-    """True when the name is the instructor's, or names one lesson: all its words are words of one lesson
-    title, and a one-word name is a term of that title ("pytest", "HNSW"), not an ordinary word."""
-    if all_words_match(words, content_words(record.instructor or "")):
+    """True when the name is the instructor's (with title words: "bloom's psychology"), or names one lesson:
+    all its words are words of one lesson title, and a one-word name is a term of that title ("pytest",
+    "HNSW"), not an ordinary word."""
+    instructor = content_words(record.instructor or "")
+    if all_words_match(words, instructor) or all_words_match(words, instructor + content_words(record.title)):
         return True
     for lesson in record.lessons:
         title_words = distinctive_words(lesson.title) if len(words) == 1 else content_words(lesson.title)

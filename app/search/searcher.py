@@ -135,6 +135,10 @@ class Searcher:
         """The text with misspelled words corrected towards the library's own words ("hypotesis")."""
         return self.lexical.corrected(text, library, self.embedder.vocabulary())
 
+    def rarity(self, terms: list[str], library: CatalogSnapshot) -> dict[str, float]:
+        """The idf of each stemmed term over the library's chunks (see LexicalIndex.rarity)."""
+        return self.lexical.rarity(terms, library)
+
     def clear(self) -> None:
         """Forget every course held in memory (after the index was cleared)."""
         self.course_vectors.clear()

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
-from app.assistant.extractive.intent import Plan, understand
+from app.assistant.extractive.confidence import MIN_CONFIDENCE, Signals, signals
+from app.assistant.extractive.intent import QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, lead, more
 from app.assistant.extractive.render import (
     OUTLINE_NOTE,
@@ -24,6 +25,8 @@ from app.assistant.extractive.render import (
 from app.assistant.extractive.retrieve import course_outline, search, search_query
 from app.assistant.tools import ToolBox
 from app.search.embedding.protocol import Embedder
+from app.search.models import Passage
+from app.search.names import content_words
 
 
 class ExtractiveAnswerer:
@@ -60,14 +63,27 @@ class ExtractiveAnswerer:
         note = f"{SEARCH_NOTE}\n\n{plan.note}" if plan.note else SEARCH_NOTE
         if result.is_error:
             return reply(note, result.text, [], True)
-        quotes = self.scorer.quotes(plan.topic, result.passages)
+        measured = self.signals(plan, result.passages)
         # A question about a lesson it names is answered from that lesson, however loosely it is worded.
-        floor = MIN_RELEVANCE if plan.lesson is None else 0.0
+        named = plan.lesson is not None or plan.overview
+        if not named and measured.confidence < MIN_CONFIDENCE:
+            return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
+        quotes = self.scorer.quotes(plan.quoted_for, result.passages)
+        floor = MIN_RELEVANCE if not named else 0.0
         opening = lead(quotes, plan.overview, plan.term, floor)
+        if not opening and plan.quoted_for != plan.query:
+            # A follow-up's own words found nothing close ("why not run it over the whole library?"): the
+            # sentences are read with the words its pronoun stands for too (their vectors are cached).
+            quotes = self.scorer.quotes(plan.query, result.passages)
+            opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening:
-            return no_match(plan.note)
+            return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
         body, sources = render_quotes(opening + more(quotes, opening, plan.term))
-        return reply(note, body, sources, True)
+        return reply(note, body, sources, True).model_copy(update={"confidence": measured.confidence})
+
+    def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
+        """How sure the passages found make an answer that the library covers the plan's topic."""
+        return signals(content_words(plan.query, QUESTION_WORDS), passages, self.index.rarity)
 
     def _compare(self, plan: Plan) -> Answer | None:
         """Answer each half of a comparison on its own and quote both; None for a question that is no
@@ -82,6 +98,7 @@ class ExtractiveAnswerer:
         halves = plan.halves
         shared = None if plan.course_error or any(half.course for half in halves) else plan.course
         leads: list[list[Quote]] = []
+        confidence = 1.0
         for half in halves:
             lesson = half.lesson if half.lesson is not None else plan.lesson
             result = search(self.toolbox, half.topic, half.course or shared, lesson)
@@ -89,12 +106,14 @@ class ExtractiveAnswerer:
             if not found:
                 return None
             leads.append(found)
+            confidence = min(confidence, self.signals(half, result.passages).confidence)
         first, second = ({quote.place for quote in found} for found in leads)
         if first & second:  # both halves found the same sentences: one answer, not a comparison
             return None
         notes = list(dict.fromkeys(half.note for half in halves if half.note))
         body, sources = render_quotes(leads[0] + leads[1])
-        return reply("\n\n".join([SEARCH_NOTE, *notes]), body, sources, True)
+        answer = reply("\n\n".join([SEARCH_NOTE, *notes]), body, sources, True)
+        return answer.model_copy(update={"confidence": confidence})
 
     def _outline(self, plan: Plan) -> Answer:
         """The named course's outline as markdown; without a course, the list of courses."""

@@ -17,7 +17,7 @@ CUE_RE = re.compile(
     r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?|differs?|contrast)\b",
     re.IGNORECASE,
 )
-COURSE_RE = re.compile(r"\b(?:course|class)\b", re.IGNORECASE)
+COURSE_RE = re.compile(r"\b(?:course|class|lecture|lesson)\b", re.IGNORECASE)
 QUESTION_WORDS = frozenset({"how", "what", "why", "which", "where", "when", "who"})
 PREPOSITIONS = frozenset({"in", "of", "about", "for", "on", "from", "with", "to", "at", "by", "during"})
 # "compared with"/"compared to" join too; the first word is the joiner, the second is skipped.
@@ -41,12 +41,25 @@ DASHES = frozenset({"-", "–", "—"})
 
 
 def split_comparison(question: str) -> tuple[str, str] | None:
-    """Two questions, one per compared thing, or None when the question compares nothing."""
+    """Two questions, one per compared thing, or None when the question compares nothing.
+
+    Each joining word is tried from the last: "What do the CNN lecture and the brain lecture say about
+    vision and faces?" is split at its first "and", the one between two lectures.
+    """
     words = question.split()
-    joint = _joint(words)
-    if joint is None:
-        return None
+    for joint in _joints(words):
+        halves = _split_at(question, words, joint)
+        if halves is not None:
+            return halves
+    return None
+
+
+def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[str, str] | None:
+    """The two questions when the words around the joint are two compared things, else None."""
     start, end = joint
+    if _compare_with(words, start):  # "Compare A with B": A and B are the two questions
+        first, second = " ".join(words[1:start]), " ".join(words[end:])
+        return (first, second) if _has_words(first) and _has_words(second) else None
     clause = words[start - 1].endswith(",") and bool(QUESTION_WORDS & {word.lower() for word in words[end:]})
     if clause:  # "How should X work, and in what order should Y happen?": two questions in one
         first = " ".join(words[:start]).rstrip(",") + "?"
@@ -65,22 +78,36 @@ def split_comparison(question: str) -> tuple[str, str] | None:
     return first, second
 
 
-def _joint(words: list[str]) -> tuple[int, int] | None:
-    """The joining words' span: the last "versus"/"compared with", else the last "and"."""
+def _joints(words: list[str]) -> list[tuple[int, int]]:
+    """The joining words' spans, most telling first: "versus"/"compared with", then "compare A with B",
+    then each "and" from the last."""
+    joints = []
     for position in range(len(words) - 1, 0, -1):
         word = words[position].lower()
         if word in {"versus", "vs", "vs."}:
-            return position, position + 1
+            joints.append((position, position + 1))
         if (
             COMPARED_RE.match(word)
             and position + 1 < len(words)
             and words[position + 1].lower() in {"with", "to"}
         ):
-            return position, position + 2
-    for position in range(len(words) - 1, 0, -1):
-        if words[position].lower().rstrip(",") == "and":
-            return position, position + 1
-    return None
+            joints.append((position, position + 2))
+    # "Compare A with B": the first "with" or "to" joins (an "and" may sit inside A or B).
+    joints += [(position, position + 1) for position in range(len(words)) if _compare_with(words, position)][
+        :1
+    ]
+    joints += [
+        (position, position + 1)
+        for position in range(len(words) - 1, 0, -1)
+        if words[position].lower().rstrip(",") == "and"
+    ]
+    return joints
+
+
+def _compare_with(words: list[str], position: int) -> bool:
+    """True when the word at `position` is the "with" or "to" of a question opening "Compare A with B"."""
+    opens = bool(words) and words[0].lower() in {"compare", "contrast"}
+    return opens and position >= 2 and words[position].lower() in {"with", "to"}
 
 
 def _phrase_start(words: list[str], joiner: int) -> int:

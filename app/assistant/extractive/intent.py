@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 
 INSTRUCTOR_RE = re.compile(
     r"\bwho\s+(?:teaches|taught|is\s+teaching|runs|gives|is\s+the\s+(?:instructor|teacher))\b"
-    r"|\btaught\s+by\b|\b(?:instructor|teacher)\s+(?:of|for)\b|\bwhich\s+(?:instructor|teacher)\b"
-    r"|\bwhat(?:'s|\s+is)\s+the\s+(?:name\s+of\s+the\s+)?(?:instructor|teacher)\b",
+    r"|\btaught\s+by\b|\b(?:instructor|teacher|lecturer|professor)s?\s+(?:of|for)\b"
+    r"|\bwhich\s+(?:instructor|teacher)\b|\bwho\s+(?:is|are)\s+the\s+(?:instructor|teacher|lecturer|professor)s?\b"
+    r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:names?\s+of\s+the\s+)?(?:instructor|teacher|lecturer|professor)s?\b",
     re.IGNORECASE,
 )
 OUTLINE_RE = re.compile(
@@ -34,9 +35,11 @@ OUTLINE_RE = re.compile(
 )
 # Outline questions with one answer, led by that answer before the outline itself.
 COUNT_RE = re.compile(r"\bhow\s+many\s+lessons\b", re.IGNORECASE)
-LINK_RE = re.compile(r"\b(?:link|url|web\s*site|web\s*page)\b", re.IGNORECASE)
-LAST_RE = re.compile(r"\b(?:last|final)\s+lesson\b", re.IGNORECASE)
-FIRST_RE = re.compile(r"\bfirst\s+lesson\b", re.IGNORECASE)
+LINK_RE = re.compile(r"\b(?:link|url|web\s*site|web\s*page|(?:course|home)\s*page)\b", re.IGNORECASE)
+LAST_RE = re.compile(
+    r"\b(?:last|final)\s+(?:lesson|lecture)\b|\b(?:lesson|lecture)\s+(?:comes\s+|is\s+)?last\b", re.IGNORECASE
+)
+FIRST_RE = re.compile(r"\bfirst\s+(?:lesson|lecture)\b", re.IGNORECASE)
 TITLE_RE = re.compile(r"\b(?:called|named|titled|title|name)\b", re.IGNORECASE)
 # A question that refers back to the conversation rather than naming its own course.
 FOLLOW_UP_RE = re.compile(
@@ -49,6 +52,13 @@ FOLLOW_UP_RE = re.compile(
 # A short question that points at what was just said ("why is that?", "explain it").
 POINTING_RE = re.compile(r"\b(?:that|this|it|those|these)\b", re.IGNORECASE)
 SHORT_QUESTION_WORDS = 6
+# Pronouns that stand for what the previous exchange was about ("who came up with it?", "too low there").
+# "there" only closing the question: "is there a lesson on X" points nowhere.
+PRONOUN_RE = re.compile(
+    r"\b(?:it|its|they|them|their|those|these|he|she|him|his|her)\b|\bthere\s*[?.!]*\s*$", re.IGNORECASE
+)
+# A question asked after another with at most this many words of its own carries on from it.
+FEW_WORDS = 2
 NEXT_RE = re.compile(r"\b(?:next|following)\s+(?:one|lesson)\b", re.IGNORECASE)
 AGAIN_RE = re.compile(
     r"\b(?:simpler|more simply|simply|in simpler terms|more detail|elaborate|explain (?:that|this|it))\b",
@@ -88,6 +98,19 @@ class Plan:
     instructor: bool = False
     ask: str | None = None  # the one outline fact asked for (see outline_ask)
     halves: tuple[Plan, Plan] | None = None  # a comparison's two questions, each with a topic of its own
+    context: str = ""  # a follow-up's words of the previous question (what "it" or "there" stands for)
+
+    @property
+    def query(self) -> str:
+        """What to search for: the topic, and the previous question's words a follow-up stands on."""
+        return f"{self.topic} {self.context}".strip()
+
+    @property
+    def quoted_for(self) -> str:
+        """What the quoted sentences must answer: the topic, unless it has no word of its own. The words a
+        follow-up stands on would pull the sentences back to the previous question ("what are its gates
+        built from?" would quote what an LSTM is)."""
+        return self.topic if content_words(self.topic, QUESTION_WORDS) else self.query
 
     @property
     def overview(self) -> bool:
@@ -137,14 +160,19 @@ def _plan(question: str, index: CourseIndex) -> Plan:
 
 
 def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex) -> Plan:
-    """The plan with the previous exchange's course (and lesson), for a question that refers back to it.
+    """The plan carried on from the previous exchange, for a question that refers back to it.
 
     "And lesson 4?" keeps the course; "what about the next one?" moves to the following lesson; "explain
-    that more simply" asks the previous question again within its lesson.
+    that more simply" asks the previous question again within its lesson. A question that points back ("who
+    came up with it?", "why is it too low there?") or has no word of its own is also searched with the
+    previous question's words (conversational query expansion); every follow-up, including one with few
+    words of its own ("and projection?"), keeps the previous course unless it names another.
     """
-    pointing = POINTING_RE.search(question) and len(question.split()) <= SHORT_QUESTION_WORDS
-    if plan.course is not None or plan.course_error or not (FOLLOW_UP_RE.search(question) or pointing):
+    if plan.course is not None or plan.course_error or not refers_back(question):
         return plan
+    own = content_words(plan.topic, QUESTION_WORDS)
+    if PRONOUN_RE.search(question) or not own:
+        plan = replace(plan, context=_context(own, _plan(previous.question, index).topic))
     cited = next((source for source in previous.sources if source.course_title), None)
     if cited is None:
         return plan
@@ -162,6 +190,26 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     if lesson is not None and lesson not in {each.number for each in course.lessons}:
         lesson = None  # past the last lesson: the whole course rather than an error
     return replace(plan, course=course, note=None, lesson=lesson, topic=topic)
+
+
+def refers_back(question: str) -> bool:
+    """True when a question asked after another carries on from it rather than starting afresh."""
+    pointing = POINTING_RE.search(question) and len(question.split()) <= SHORT_QUESTION_WORDS
+    own = content_words(LESSON_RE.sub(" ", question), QUESTION_WORDS)
+    return (
+        bool(FOLLOW_UP_RE.search(question) or pointing or PRONOUN_RE.search(question))
+        or len(own) <= FEW_WORDS
+    )
+
+
+def _context(own: list[str], earlier: str) -> str:
+    """The earlier topic's words that the follow-up lacks: what a pronoun or an ellipsis stands for."""
+    added = [
+        word
+        for word in tokens(earlier)
+        if word.lower() not in QUESTION_WORDS and len(word) > 2 and stem(word) not in own
+    ]
+    return " ".join(dict.fromkeys(added))
 
 
 def asks_instructor(question: str) -> bool:

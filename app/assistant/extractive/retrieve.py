@@ -21,7 +21,7 @@ def search(toolbox: ToolBox, query: str, course: CourseRecord | None, lesson: in
 def search_query(plan: Plan) -> str:
     """The plan's topic; for a question naming only a course or lesson, that lesson's or course's title."""
     if not plan.overview:
-        return plan.topic
+        return plan.query
     if plan.course is not None:
         titles = {lesson.number: lesson.title for lesson in plan.course.lessons}
         return titles.get(plan.lesson, plan.course.title) if plan.lesson is not None else plan.course.title

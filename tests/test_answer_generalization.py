@@ -1,0 +1,116 @@
+"""Extractive answers beyond the sample phrasings: courses named by code or instructor, follow-ups that carry
+their topic, and a confidence that declines what no course covers."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.assistant.base import Exchange
+from app.assistant.extractive.comparison import split_comparison
+from app.assistant.extractive.render import NO_MATCH
+from app.search.resolver import code_words, instructor_words
+
+PYTEST = "Python Testing with Pytest"
+VECTOR = "Vector Databases from Scratch"
+
+
+@pytest.fixture
+def assistant(services):
+    """The Assistant of an app without an API key."""
+    return services.assistant
+
+
+def _after(assistant, first: str, follow_up: str):
+    """Ask `first`, then `follow_up` with the first exchange as history; return the follow-up's answer."""
+    answer = assistant.answer(first, [])
+    previous = Exchange(question=first, answer=answer.markdown, sources=answer.sources)
+    return assistant.answer(follow_up, [previous])
+
+
+def test_course_codes_are_the_titles_numbers_and_capitalised_words_but_not_its_year():
+    title = "Stanford CSE 231N: Convolutional Networks (2017)"
+    assert code_words("what does cse 231n teach about pooling", title) == ["cse", "231n"]
+    assert code_words("what happened in 2017", title) == []
+    assert code_words("lesson 2 of the networks course", title) == []
+
+
+def test_an_instructors_surname_names_the_course_with_or_without_the_possessive():
+    assert instructor_words("what's in beck's course", "Kent Beck") == ["beck"]
+    assert instructor_words("Hopper and Lovelace", "Dr. Ada Lovelace and Grace Hopper") == [
+        "Hopper",
+        "Lovelace",
+    ]
+    assert instructor_words("how do I test it", "Kent Beck") == []
+
+
+def test_the_last_lesson_of_a_course_named_by_its_instructor(assistant):
+    answer = assistant.answer("which lesson comes last in hopper's class?", [])
+
+    assert answer.sources and {source.course_title for source in answer.sources} == {VECTOR}
+    assert "Lesson 3" in answer.markdown.split("\n\n")[1]
+
+
+def test_plural_lecturers_is_an_instructor_question(assistant):
+    answer = assistant.answer("who are the lecturers of beck's pytest course?", [])
+
+    assert "taught by Kent Beck" in answer.markdown
+
+
+def test_a_pronoun_follow_up_is_searched_with_the_previous_topic(assistant):
+    follow = _after(assistant, "What is a pytest fixture?", "how often does it get created?")
+
+    assert follow.sources[0].course_title == PYTEST and follow.sources[0].lesson_number == 2
+    assert "how often the fixture is created" in follow.markdown
+
+
+def test_a_follow_up_naming_another_course_drops_the_previous_topic(assistant):
+    follow = _after(
+        assistant, "What is a pytest fixture?", "and how are HNSW graphs layered in the vector course?"
+    )
+
+    assert {source.course_title for source in follow.sources} == {VECTOR}
+
+
+def test_a_question_no_course_covers_is_declined_with_a_low_confidence(assistant):
+    declined = assistant.answer("How do Kubernetes operators reconcile a cluster's desired state?", [])
+    answered = assistant.answer("Why does pytest rewrite assert statements?", [])
+
+    assert NO_MATCH in declined.markdown and not declined.sources
+    assert answered.sources and answered.confidence is not None
+    assert declined.confidence is not None and declined.confidence < answered.confidence
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        (
+            "Contrast fixtures from the pytest course with HNSW graphs from the vector course",
+            ("fixtures from the pytest course", "HNSW graphs from the vector course"),
+        ),
+        (
+            "What do the fixtures lesson and the markers lesson say about setup and teardown?",
+            (
+                "What do the fixtures lesson say about setup and teardown?",
+                "What do the markers lesson say about setup and teardown?",
+            ),
+        ),
+    ],
+)
+def test_compare_with_and_two_named_lessons_split_where_they_join(question, halves):
+    assert split_comparison(question) == halves
+
+
+def test_how_do_a_and_b_help_is_one_question():
+    assert split_comparison("how do fixtures and markers help with setup and teardown?") is None
+
+
+def test_compare_a_with_b_quotes_both_courses(assistant):
+    answer = assistant.answer(
+        "Compare fixtures from the pytest course with HNSW graphs from the vector course", []
+    )
+
+    assert [(source.course_title, source.lesson_number) for source in answer.sources] == [
+        (PYTEST, 2),
+        (VECTOR, 2),
+    ]
+    assert answer.confidence is not None
