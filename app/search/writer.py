@@ -20,6 +20,7 @@ from typing import Any
 
 from app.config import Settings
 from app.courses.models import Chunk, Course
+from app.courses.timecodes import pack_times
 from app.search.catalog import CatalogCache, course_record
 from app.search.embedding import Embedder
 from app.search.ids import ChunkId
@@ -138,6 +139,8 @@ class IndexWriter:
                 "lesson_title": chunk.lesson_title,
                 "lesson_link": chunk.lesson_link,
                 "chunk_index": chunk.index,
+                # A captioned lesson's chunk: when each of its sentences is said ("offset:second;...").
+                "sentence_times": pack_times(chunk.sentence_times) if chunk.sentence_times else None,
                 "version": version,
                 # Not searchable unfiltered until the catalog points at this version and the old one is gone.
                 "live": False,
@@ -147,7 +150,7 @@ class IndexWriter:
     def _flip_catalog(self, course: Course, version: str, chunk_count: int) -> CourseRecord:
         """Point the catalog at a course version: the single write that makes it live."""
         lessons = [
-            LessonInfo(number=lesson.number, title=lesson.title, link=lesson.link)
+            LessonInfo(number=lesson.number, title=lesson.title, link=lesson.link, duration=lesson.duration)
             for lesson in course.lessons
         ]
         metadata = _clean(
@@ -159,7 +162,8 @@ class IndexWriter:
                 "content_hash": course.content_hash,
                 "chunk_count": chunk_count,
                 "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "lessons": json.dumps([lesson.model_dump() for lesson in lessons]),
+                # An untimed lesson is stored as before (no duration key), so its record reads the same.
+                "lessons": json.dumps([lesson.model_dump(exclude_none=True) for lesson in lessons]),
                 "version": version,
                 "settling": True,
             }
