@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 import shutil
 from pathlib import Path
@@ -10,6 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from app import create_app
+from app.assistant.citations import search_result_block
+from app.assistant.tools import SEARCH_TOOL
 from app.search.models import FileResult
 from tests.conftest import make_config
 from tests.helpers import FakeEmbedder, Library, course_text
@@ -179,3 +183,87 @@ def test_refusals_name_the_reason(tmp_path):
     assert "(line 6)" in errors["bad.srt"]
     assert "(line 1)" in errors["image.vtt"]
     assert library.index.courses() == []
+
+
+# -- Claude citations: timed at the cited sentence, and checked against the passage they name ----------------
+
+
+@pytest.fixture
+def fake_claude():
+    """A scripted Messages API on 127.0.0.1 that the real anthropic SDK talks to."""
+    from tests.fake_claude import FakeClaude
+
+    server = FakeClaude()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_a_claude_citation_opens_the_video_at_its_sentence_and_a_wrong_quote_shows_no_marker(
+    captioned, fake_claude
+):
+    config = make_config(
+        captioned,
+        captioned / "docs",
+        CHROMA_PATH=str(captioned / "instance" / "chroma"),
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_BASE_URL=fake_claude.url,
+        METRICS_ENABLED="true",
+    )
+    app = create_app(config)
+    app.config.update(TESTING=True, WTF_CSRF_ENABLED=False)
+    search = {"query": "why the lectures are filmed", "course_name": "psyc", "lesson_number": 1}
+    passages = app.extensions["services"].assistant.toolbox.search(**search).passages
+    blocks = [search_result_block(passage) for passage in passages]
+    block = blocks[0]
+    cited = 2 if len(block["content"]) > 2 else 0  # a sentence inside the passage, not its first
+    sentence = block["content"][cited]["text"]
+    wrong = fake_claude.citation(block, 0)
+    wrong["cited_text"] = "The lectures are filmed so the professor can sell them."
+    fake_claude.enqueue_tool_use(SEARCH_TOOL, search)
+    fake_claude.enqueue_cited(
+        ("The course is filmed for open courseware.", [fake_claude.citation(block, 0, cited)]),
+        " ",
+        ("It is sold afterwards.", [wrong]),
+    )
+    client = app.test_client()
+    before = _unverified(client)
+    lines = _Lines()
+    logging.getLogger("course_assistant.requests").addHandler(lines)
+    try:
+        response = client.post("/api/query", json={"query": "Why are the lectures filmed?"})
+        body = response.get_json()
+        response.close()
+    finally:
+        logging.getLogger("course_assistant.requests").removeHandler(lines)
+
+    assert body["answer"] == "The course is filmed for open courseware.[^1] It is sold afterwards."
+    citation = body["citations"][0]
+    second = link_second(citation["link"])
+    assert abs(said_at(sentence, cue_starts(CAPTIONS / LECTURE)) - second) <= 5
+    assert citation["start_seconds"] == passages[0].start_seconds(sentence)
+    assert _unverified(client) == before + 1
+    [logged] = [line for line in lines.lines if line["path"] == "/api/query"]
+    assert logged["unverified_citations"] == [wrong["cited_text"]]
+
+
+class _Lines(logging.Handler):
+    """Collect the request log's lines as parsed JSON."""
+
+    def __init__(self):
+        super().__init__()
+        self.lines: list[dict] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(json.loads(record.getMessage()))
+
+
+def _unverified(client) -> float:
+    """The unverified-citations counter from /metrics."""
+    body = client.get("/metrics").get_data(as_text=True)
+    line = next(
+        line for line in body.splitlines() if line.startswith("course_assistant_unverified_citations_total")
+    )
+    return float(line.split()[-1])
