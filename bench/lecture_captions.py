@@ -3,7 +3,8 @@
 `python -m bench.lecture_captions` writes a captioned course folder per lecture-set course (course.txt from
 the TXT version's course header and the manifest's lessons, plus the WebVTT files), indexes it and the TXT
 documents into two private indexes, and scores both on the development set's questions: search (the right
-lesson in the top 5, its evidence phrase in the top 5) and extractive answers (the evidence in the answer).
+lesson in the top 5, its evidence phrase in the top 5) and, with `--answers`, extractive answers (the
+evidence in the answer).
 `python -m bench.lecture_captions --write DIR` only writes the caption course folders into DIR, for any
 other use (DOCS_DIR, `make eval` with another docs folder).
 """
@@ -59,7 +60,7 @@ def _squeezed(text: str) -> str:
     return " ".join(word.strip(".,;:!?\"'()") for word in text.lower().split())
 
 
-def score(docs: Path, root: Path, questions: list[dict]) -> dict[str, int]:
+def score(docs: Path, root: Path, questions: list[dict], answers: bool) -> dict[str, int]:
     """Index `docs` into a private index under `root`; count the questions each measure gets right."""
     settings = load_settings(
         {
@@ -99,12 +100,13 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print) -> N
         return
     questions = [json.loads(line) for line in (DEVSET / "questions.jsonl").read_text().splitlines() if line]
     questions = [question for question in questions if question.get("evidence") and question.get("lessons")]
+    answers = "--answers" in argv
     with tempfile.TemporaryDirectory(prefix="captions-eval-") as tmp:
         captions = Path(tmp) / "captions"
         write_caption_library(captions)
         results = {
-            "TXT": score(DEVSET / "docs", Path(tmp) / "txt", questions),
-            "captions": score(captions, Path(tmp) / "vtt", questions),
+            "TXT": score(DEVSET / "docs", Path(tmp) / "txt", questions, answers),
+            "captions": score(captions, Path(tmp) / "vtt", questions, answers),
         }
     out(f"Lecture set, {len(questions)} questions with evidence: TXT against captions")
     out(f"{'measure':<22}{'TXT':>6}{'captions':>10}")
