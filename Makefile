@@ -63,9 +63,10 @@ test-fast: install
 bench: install postgres
 	$(BIN)/python -m bench
 
-# The labelled question set (eval/questions.yaml) over docs/: search hit@k and MRR, extractive answers.
+# Both labelled libraries (docs/ + eval/questions.yaml, eval/lectures/): search hit@k, MRR, extractive answers.
+# One library, or per-question JSON: make eval EVAL_ARGS="--library lectures --json out.json".
 eval: install
-	$(BIN)/python -m bench.evaluate
+	$(BIN)/python -m bench.evaluate $(EVAL_ARGS)
 
 lint: install
 	$(BIN)/ruff check app tests bench gunicorn.conf.py wsgi.py

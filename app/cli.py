@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.assistant.tools import passage_source
 from app.errors import AppError, BadRequest, NotFound, SyncBusy
+from app.insights.cli import eval_command
 from app.rules import MAX_PASSAGES, TERMINAL_SNIPPET_CHARS, snippet
 from app.search.models import FILE_STATUSES, FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
@@ -36,6 +37,7 @@ def register_cli(app: Flask) -> None:
     app.cli.add_command(search_command)
     app.cli.add_command(ask_command)
     app.cli.add_command(db_group)
+    app.cli.add_command(eval_command)
 
 
 def _fail(error: AppError) -> NoReturn:

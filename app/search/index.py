@@ -12,8 +12,9 @@ from app.courses.models import Chunk, Course
 from app.errors import LessonNotFound
 from app.search.catalog import CatalogCache, CatalogEntry, CatalogSnapshot, catalog_entries
 from app.search.embedding import Embedder, get_embedder
+from app.search.explain import RankedPassage, explain_ranking
 from app.search.models import CourseRecord, Outline, Passage
-from app.search.resolver import CourseResolver
+from app.search.resolver import CourseResolver, mentioned_course
 from app.search.searcher import Searcher
 from app.search.store import CATALOG, CONTENT, ChromaStore
 from app.search.writer import IndexWriter, OnChunks
@@ -144,6 +145,22 @@ class CourseIndex:
         if not scope:
             return []
         return self.searcher.search(query, library, scope, course, lesson, k or self.settings.max_results)
+
+    def course_mentioned(self, text: str) -> tuple[CourseRecord, str] | None:
+        """The one course a text mentions without a naming phrase (acronym, most of its title), and how."""
+        return mentioned_course(text, self.courses())
+
+    def explain(
+        self, query: str, course: str | None = None, lesson: int | None = None, k: int | None = None
+    ) -> list[RankedPassage]:
+        """The passages `search` returns, each with its meaning, keyword and fused rank (the playground)."""
+        library = self.catalog.snapshot()
+        scope = self._scope(library, course, lesson)
+        if not scope:
+            return []
+        return explain_ranking(
+            self.searcher, query, library, scope, course, lesson, k or self.settings.max_results
+        )
 
     def corrected(self, text: str) -> str:
         """The text with misspelled words corrected towards the library's own words ("hypotesis")."""

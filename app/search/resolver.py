@@ -16,6 +16,9 @@ from app.search.names import (
     all_words_match,
     content_words,
     distinctive_words,
+    initials,
+    is_acronym_token,
+    longest_run,
     tokens,
     word_matches,
 )
@@ -32,6 +35,27 @@ from app.search.store import CATALOG, ChromaStore
 WORD_SCORE = 0.7
 MATCH_SCORE = 0.75
 MATCH_MARGIN = 0.1
+
+
+def mentioned_course(text: str, records: list[CourseRecord]) -> tuple[CourseRecord, str] | None:
+    """The one course the text mentions and the words that mention it; None for none, or for two (ambiguous:
+    search everything rather than pick one). Shared title words ("test a Flask app") are not enough."""
+    words = content_words(text)
+    found = []
+    for record in records:
+        title_words = content_words(record.title)
+        acronyms = [
+            token
+            for token in tokens(text)
+            if is_acronym_token(token)
+            and acronym_matches(token, record.title)
+            and (len(token) >= 3 or token.lower() in initials(record.title))
+        ]
+        if acronyms:
+            found.append((record, " ".join(acronyms)))
+        elif len(title_words) >= 2 and longest_run(words, title_words) >= max(2, len(title_words) - 1):
+            found.append((record, record.title))
+    return found[0] if len(found) == 1 else None
 
 
 def not_found(name: str, records: list[CourseRecord], candidates: list[CourseRecord] | None = None):

@@ -9,18 +9,18 @@ from typing import Any
 from flask import render_template
 
 from app.assistant.base import Answer, Exchange
+from app.web.chat.live import LiveAnswer
 from app.web.chat.tokens import commit_token
 from app.web.errors import public_error
-from app.web.markdown import render_markdown
 from app.web.observability import record_answer
 from app.web.sse import sse_message
 
-# Re-render the answer so far at most this often: smooth to read, without a render per token.
+# Update the answer so far at most this often: smooth to read, without a message per token.
 RENDER_EVERY_SECONDS = 0.1
 
 
 class ChatAnswer:
-    """The chat's face of a streamed answer: `status`, `text` (sanitized HTML so far), then one `done`.
+    """The chat's face of a streamed answer: `status`, the text as it comes (see chat/live.py), one `done`.
 
     `done` replaces the pending exchange with the finished one (or the error and "Try again") and asks the
     page to commit it.
@@ -28,22 +28,33 @@ class ChatAnswer:
 
     def __init__(self, question: str, turn: int, number: int, form: dict[str, Any]):
         self.question, self.turn, self.number, self.form = question, turn, number, form
-        self._text, self._shown, self._rendered_at = "", "", float("-inf")
+        self._live = LiveAnswer()
+        self._shown, self._updated_at, self._status_shown = 0, float("-inf"), True
 
     def status(self, text: str) -> Iterator[str]:
         """The status line; first the text held back by the cadence, since a tool round may take long."""
-        if self._text != self._shown:
-            self._shown = self._text
-            yield sse_message("text", str(render_markdown(self._text)))
+        yield from self._update()
+        self._status_shown = True
         yield sse_message("status", render_template("chat/_stream_status.html", status=text))
 
     def text(self, piece: str) -> Iterator[str]:
-        """The answer so far as HTML, at most every RENDER_EVERY_SECONDS."""
-        self._text += piece
-        now = time.monotonic()
-        if now - self._rendered_at >= RENDER_EVERY_SECONDS:
-            self._shown, self._rendered_at = self._text, now
-            yield sse_message("text", str(render_markdown(self._text)))
+        """The answer so far, at most every RENDER_EVERY_SECONDS; the status line goes when text arrives."""
+        self._live.add(piece)
+        messages = []
+        if self._status_shown and piece.strip():
+            self._status_shown = False
+            messages.append(sse_message("status", ""))
+        if time.monotonic() - self._updated_at >= RENDER_EVERY_SECONDS:
+            messages.extend(self._update())
+        if messages:
+            yield "".join(messages)  # one chunk: the status goes as the words come
+
+    def _update(self) -> list[str]:
+        """The messages that bring the page up to the text so far."""
+        if len(self._live.text) == self._shown:
+            return []
+        self._shown, self._updated_at = len(self._live.text), time.monotonic()
+        return self._live.update()
 
     def done(self, answer: Answer) -> str:
         """The finished exchange, with the token that commits it to the history cookie."""

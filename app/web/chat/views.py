@@ -10,7 +10,15 @@ from app.extensions import ask_limit
 from app.rules import question_problem
 from app.services import services, settings
 from app.web.chat.history import History, clear_history, load_history
-from app.web.chat.page import controls_context, form_context, last_number, render_page, store_exchange
+from app.web.chat.page import (
+    controls_context,
+    current_suggestions,
+    follow_up_questions,
+    form_context,
+    last_number,
+    render_page,
+    store_exchange,
+)
 from app.web.chat.stream import ChatAnswer, failed_html
 from app.web.chat.tokens import TokenRefused, ask_token, current_turn, read_ask_token, read_commit_token
 from app.web.htmx import is_htmx
@@ -21,6 +29,7 @@ from app.web.sse import answer_messages, sse_message, sse_response
 from app.web.templating import THEMES
 
 bp = Blueprint("chat", __name__)
+bp.add_app_template_filter(follow_up_questions, "follow_ups")
 
 
 @bp.get("/")
@@ -102,7 +111,7 @@ def new():
     clear_history()
     if not is_htmx():
         return redirect(url_for(".index"), 303)
-    return render_template("chat/_new_response.html", history=History())
+    return render_template("chat/_new_response.html", history=History(), suggestions=current_suggestions())
 
 
 @bp.post("/theme")
@@ -112,6 +121,9 @@ def theme():
     if choice not in THEMES:
         raise BadRequest("Choose auto, light or dark.")
     session[THEME_KEY] = choice
+    if is_htmx():
+        # In place: the page keeps its scroll position and any answer still streaming.
+        return render_template("_theme_response.html", theme=choice)
     return redirect(safe_local_path(request.form.get("next"), url_for(".index")), 303)
 
 
