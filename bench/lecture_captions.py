@@ -75,18 +75,23 @@ def score(docs: Path, root: Path, questions: list[dict], answers: bool) -> dict[
     report = Indexer(settings, index).sync()
     assert not report.problems, report.problems
     assistant = Assistant(settings, index)
-    counts = {"lesson in top 5": 0, "evidence in top 5": 0, "evidence in answer": 0}
+    measures = ("lesson in top 5", "evidence in top 5", *(("evidence in answer",) if answers else ()))
+    counts = dict.fromkeys(measures, 0)
     for question in questions:
         passages = index.search(question["question"], k=K)
-        evidence = _squeezed(question["evidence"])
+        # A question names one course or several, and one evidence phrase or several; any one counts.
+        courses = question["course"] if isinstance(question["course"], list) else [question["course"]]
+        phrases = question["evidence"] if isinstance(question["evidence"], list) else [question["evidence"]]
+        evidence = [_squeezed(phrase) for phrase in phrases]
         places = {(passage.course_title, passage.lesson_number) for passage in passages}
         counts["lesson in top 5"] += any(
-            (question["course"], lesson) in places for lesson in question["lessons"]
+            (course, lesson) in places for course in courses for lesson in question["lessons"]
         )
-        counts["evidence in top 5"] += any(evidence in _squeezed(passage.text) for passage in passages)
-        counts["evidence in answer"] += evidence in _squeezed(
-            assistant.answer(question["question"], []).markdown
-        )
+        texts = " ".join(_squeezed(passage.text) for passage in passages)
+        counts["evidence in top 5"] += any(phrase in texts for phrase in evidence)
+        if answers:
+            answer = _squeezed(assistant.answer(question["question"], []).markdown)
+            counts["evidence in answer"] += any(phrase in answer for phrase in evidence)
     return counts
 
 
@@ -101,14 +106,31 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print) -> N
     questions = [json.loads(line) for line in (DEVSET / "questions.jsonl").read_text().splitlines() if line]
     questions = [question for question in questions if question.get("evidence") and question.get("lessons")]
     answers = "--answers" in argv
+    # `--course SLUG`: one course of the set and its questions only, for a quicker comparison.
+    slug = argv[argv.index("--course") + 1] if "--course" in argv else None
     with tempfile.TemporaryDirectory(prefix="captions-eval-") as tmp:
-        captions = Path(tmp) / "captions"
+        captions, txt = Path(tmp) / "captions", Path(tmp) / "txt-docs"
         write_caption_library(captions)
+        txt.mkdir()
+        for course in sorted((DEVSET / "docs").glob("*.txt")):
+            if slug is None or course.stem == slug:
+                shutil.copy(course, txt / course.name)
+            elif (captions / course.stem).is_dir():
+                shutil.rmtree(captions / course.stem)
+        if slug is not None:
+            title = (txt / f"{slug}.txt").read_text().splitlines()[0].removeprefix("Course Title:").strip()
+            questions = [
+                q
+                for q in questions
+                if title in (q["course"] if isinstance(q["course"], list) else [q["course"]])
+            ]
         results = {
-            "TXT": score(DEVSET / "docs", Path(tmp) / "txt", questions, answers),
+            "TXT": score(txt, Path(tmp) / "txt", questions, answers),
             "captions": score(captions, Path(tmp) / "vtt", questions, answers),
         }
-    out(f"Lecture set, {len(questions)} questions with evidence: TXT against captions")
+    out(
+        f"Lecture set{f' ({slug})' if slug else ''}, {len(questions)} questions with evidence: TXT against captions"
+    )
     out(f"{'measure':<22}{'TXT':>6}{'captions':>10}")
     for measure in results["TXT"]:
         out(f"{measure:<22}{results['TXT'][measure]:>6}{results['captions'][measure]:>10}")

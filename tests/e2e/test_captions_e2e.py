@@ -46,7 +46,7 @@ def test_upload_a_caption_course_then_the_answer_links_to_the_second_it_quotes(l
 
     page.goto(f"{base}/")
     page.get_by_label("Your question").fill("Why are the lectures being filmed?")
-    page.get_by_role("button", name="Ask", exact=True).click()
+    page.get_by_role("button", name="Send", exact=True).click()
     exchange = page.locator("article.exchange").last
     expect(exchange.locator("details.sources")).to_have_count(1, timeout=120_000)
     exchange.locator("details.sources summary").click()
