@@ -129,7 +129,8 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print) -> N
             "captions": score(captions, Path(tmp) / "vtt", questions, answers),
         }
     out(
-        f"Lecture set{f' ({slug})' if slug else ''}, {len(questions)} questions with evidence: TXT against captions"
+        f"Lecture set{f' ({slug})' if slug else ''}, {len(questions)} questions with evidence:"
+        " TXT against captions"
     )
     out(f"{'measure':<22}{'TXT':>6}{'captions':>10}")
     for measure in results["TXT"]:
