@@ -16,7 +16,7 @@ from flask import Flask
 from flask.cli import with_appcontext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.assistant.tools import lesson_label
+from app.assistant.tools import passage_source
 from app.errors import AppError, BadRequest, NotFound, SyncBusy
 from app.insights.cli import eval_command
 from app.rules import MAX_PASSAGES, TERMINAL_SNIPPET_CHARS, snippet
@@ -148,10 +148,10 @@ def search_command(query: str, course: str | None, lesson: int | None, k: int | 
     if not passages:
         click.echo("No passages found.")
     for rank, passage in enumerate(passages, start=1):
-        label = lesson_label(passage.course_title, passage.lesson_number, passage.lesson_title)
-        click.echo(f"{rank}. [{passage.score:.3f}] {label}")
-        if passage.lesson_link or passage.course_link:
-            click.echo(f"   {passage.lesson_link or passage.course_link}")
+        source = passage_source(passage)
+        click.echo(f"{rank}. [{passage.score:.3f}] {source.label}")
+        if source.link:
+            click.echo(f"   {source.link}")
         click.echo(f"   {snippet(passage.text, TERMINAL_SNIPPET_CHARS)}\n")
 
 

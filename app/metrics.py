@@ -32,6 +32,10 @@ INDEXED = Gauge(
     ["unit"],
     multiprocess_mode="livemax",
 )
+UNVERIFIED_CITATIONS = Counter(
+    "course_assistant_unverified_citations",
+    "Claude citations whose quoted text is not in the passage they name (shown without a marker).",
+)
 
 STORE_ERRORS = Counter(
     "course_assistant_store_errors",

@@ -8,6 +8,7 @@ from bench import (
     cold_start,
     growth,
     index_search,
+    index_speed,
     load,
     store_latency,
     stream_latency,
@@ -20,6 +21,7 @@ def main() -> None:
     """Run each benchmark in turn, a blank line between their tables."""
     for bench in (
         index_search,
+        index_speed,
         ask_latency,
         stream_latency,
         store_latency,

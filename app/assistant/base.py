@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from app.courses.timecodes import video_link_at
+
 if TYPE_CHECKING:
     pass
 
@@ -22,10 +24,14 @@ class Source(BaseModel):
     course_link: str | None = None
     lesson_link: str | None = None
     snippet: str = ""
+    # The second in the lesson's video where the cited text is said; None for a lesson without timings.
+    start_seconds: float | None = None
 
     @property
     def link(self) -> str | None:
-        """The lesson link, else the course link."""
+        """The lesson link (opening its video at `start_seconds` when timed), else the course link."""
+        if self.lesson_link and self.start_seconds is not None:
+            return video_link_at(self.lesson_link, self.start_seconds)
         return self.lesson_link or self.course_link
 
 
@@ -43,6 +49,8 @@ class Answer(BaseModel):
     usage: dict[str, int] | None = None
     # How sure an extractive answer is that the library covers the question (0-1); None when not measured.
     confidence: float | None = None
+    # Claude citations whose text is not in the passage they name: shown as no marker, logged and counted.
+    unverified_citations: list[str] = Field(default_factory=list)
 
 
 class Exchange(BaseModel):

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from app.assistant.base import Source
-from app.assistant.tools import lesson_label
+from app.assistant.tools import lesson_label, passage_source
 from app.courses.chunking import split_sentences
 from app.rules import snippet
 from app.search.models import Passage
@@ -54,14 +54,36 @@ def source_key(source: Source) -> tuple[str, int | None]:
     return (source.course_title, source.lesson_number)
 
 
-class CitedAnswer:
-    """Builds one answer's markdown and numbered sources from the model's text blocks and their citations."""
+def _squeezed(text: str) -> str:
+    """Text compared loosely: lower case, every run of whitespace one space."""
+    return " ".join(text.lower().split())
 
-    def __init__(self, results: list[Source], used: list[Source]):
-        # `results` is one Source per search_result block sent, in request order (search_result_index).
+
+def quoted_in(cited_text: str, passage: Passage) -> bool:
+    """Whether a citation's text is in the passage it names (whitespace and case aside)."""
+    cited = _squeezed(cited_text)
+    return bool(cited) and cited in _squeezed(passage.text)
+
+
+def _block_source(passage: Passage) -> tuple[str, ...]:
+    """The strings a search_result block of this passage could be echoed back as."""
+    label = lesson_label(passage.course_title, passage.lesson_number, passage.lesson_title)
+    return tuple(text for text in (passage.lesson_link, passage.course_link, label) if text)
+
+
+class CitedAnswer:
+    """Builds one answer's markdown and numbered sources from the model's text blocks and their citations.
+
+    A citation counts only when its text is in the passage it names: the model may quote wrongly, and a
+    marker would then send the reader to a passage that does not say it. Those land in `unverified`.
+    """
+
+    def __init__(self, results: list[Passage], used: list[Source]):
+        # `results` is the passage of each search_result block sent, in request order (search_result_index).
         self.results = results
         self.used = used
         self.cited: dict[tuple[str, int | None], Source] = {}
+        self.unverified: list[str] = []
 
     def number(self, citation: Any) -> int | None:
         """The 1-based number of a citation's source, adding it to the cited ones; None when unknown."""
@@ -69,17 +91,21 @@ class CitedAnswer:
             return None
         index = citation.search_result_index
         if 0 <= index < len(self.results):
-            source = self.results[index]
+            passage = self.results[index]
         else:
             # An index we did not send: fall back on the source string the model echoed.
-            matches = [s for s in self.results if citation.source in (s.lesson_link, s.course_link, s.label)]
+            matches = [p for p in self.results if citation.source in _block_source(p)]
             if not matches:
                 return None
-            source = matches[0]
+            passage = matches[0]
+        cited_text = citation.cited_text or ""
+        if not quoted_in(cited_text, passage):
+            self.unverified.append(cited_text)
+            return None
+        source = passage_source(passage, cited_text)
         key = source_key(source)
         if key not in self.cited:
-            cited_text = snippet(citation.cited_text or "") or source.snippet
-            self.cited[key] = source.model_copy(update={"snippet": cited_text})
+            self.cited[key] = source.model_copy(update={"snippet": snippet(cited_text) or source.snippet})
         return list(self.cited).index(key) + 1
 
     def text(self, block: Any) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.assistant.base import Source
+from app.courses.timecodes import format_clock
 from app.errors import BadRequest, NotFound
 from app.rules import snippet
 from app.search.models import Outline, Passage
@@ -98,21 +99,30 @@ class SourceCollector:
         return list(self._sources.values())
 
 
-def lesson_label(course_title: str, lesson_number: int, lesson_title: str) -> str:
-    """`Course – Lesson n: title` (en dash), the way sources and passages are headed."""
-    return f"{course_title} – Lesson {lesson_number}: {lesson_title}"
+def lesson_label(
+    course_title: str, lesson_number: int, lesson_title: str, seconds: float | None = None
+) -> str:
+    """`Course – Lesson n: title` (en dash), the way sources and passages are headed; a time shows as
+    `Lesson n · 12:34`."""
+    at = f" · {format_clock(seconds)}" if seconds is not None else ""
+    return f"{course_title} – Lesson {lesson_number}{at}: {lesson_title}"
 
 
-def passage_source(passage: Passage) -> Source:
-    """The Source for a search hit: its lesson, links and a snippet."""
+def passage_source(passage: Passage, quote: str | None = None) -> Source:
+    """The Source for a search hit: its lesson, links and a snippet; timed at `quote` (else the passage's
+    start) when the lesson has timings."""
+    seconds = passage.start_seconds(quote)
+    if seconds is None and quote is not None:
+        seconds = passage.start_seconds()
     return Source(
-        label=lesson_label(passage.course_title, passage.lesson_number, passage.lesson_title),
+        label=lesson_label(passage.course_title, passage.lesson_number, passage.lesson_title, seconds),
         course_title=passage.course_title,
         lesson_number=passage.lesson_number,
         lesson_title=passage.lesson_title,
         course_link=passage.course_link,
         lesson_link=passage.lesson_link,
         snippet=snippet(passage.text),
+        start_seconds=seconds,
     )
 
 

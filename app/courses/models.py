@@ -7,7 +7,7 @@ import unicodedata
 
 from pydantic import BaseModel, Field
 
-from app.courses.timecodes import time_of
+from app.courses.timecodes import start_of
 
 # (character offset in the text, second in the video) for each sentence of a timed text, in order.
 SentenceTimes = tuple[tuple[int, float], ...]
@@ -74,11 +74,7 @@ class Chunk(BaseModel):
 
     def start_seconds(self, quote: str | None = None) -> float | None:
         """The second at which `quote` (or, without one, the chunk) starts being said; None if untimed."""
-        if not self.sentence_times:
-            return None
-        if quote is None:
-            return self.sentence_times[0][1]
-        return time_of(self.text, self.sentence_times, quote)
+        return start_of(self.text, self.sentence_times, quote)
 
     @property
     def embedding_text(self) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+# (character offset, second) per sentence of a timed text.
+Times = tuple[tuple[int, float], ...]
 _YOUTUBE_HOSTS = frozenset({"youtube.com", "www.youtube.com", "m.youtube.com", "music.youtube.com"})
 
 
@@ -56,6 +58,15 @@ def time_at(times: tuple[tuple[int, float], ...], offset: int) -> float | None:
             break
         found = seconds
     return found if found is not None else (times[0][1] if times else None)
+
+
+def start_of(
+    text: str, times: tuple[tuple[int, float], ...] | None, quote: str | None = None
+) -> float | None:
+    """When `quote` (or, without one, the whole text) starts being said; None for an untimed text."""
+    if not times:
+        return None
+    return times[0][1] if quote is None else time_of(text, times, quote)
 
 
 def time_of(text: str, times: tuple[tuple[int, float], ...] | None, quote: str) -> float | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from app.config import Settings
+from app.courses.caption_course import HEADER_NAME, parse_caption_course
 from app.courses.chunking import chunk_course
 from app.courses.models import Chunk, Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
@@ -62,17 +63,12 @@ class Indexer:
         return StatePaths.of(self.settings).sync_lock
 
     def supported_files(self) -> list[Path]:
-        """Course documents in DOCS_DIR, sorted by name; hidden files and other types (README.md) skipped."""
+        """Course documents in DOCS_DIR, sorted by name: files of a supported type and captioned course
+        folders (holding course.txt); hidden entries and other types (README.md) skipped."""
         docs = self.settings.docs_dir
         if not docs.is_dir():
             return []
-        return sorted(
-            path
-            for path in docs.iterdir()
-            if path.is_file()
-            and not path.name.startswith(".")
-            and path.suffix.lower() in SUPPORTED_EXTENSIONS
-        )
+        return sorted(path for path in docs.iterdir() if not path.name.startswith(".") and _is_course(path))
 
     @contextlib.contextmanager
     def writer_lock(self, wait: bool = True) -> Iterator[None]:
@@ -173,17 +169,15 @@ class Indexer:
         if too_big:
             return [self._failed(name, too_big, previous, run.claimed)]
         try:
-            data = path.read_bytes()
+            digest, parse = _reader(path)
+            if previous is not None and self._is_current(previous, digest, run):
+                run.claimed[previous.id] = name
+                return [FileResult(file=name, status="unchanged", course_title=previous.title)]
+            run.on_step("Parsing")
+            course = parse()
         except OSError as exc:
             reason = f"{name}: cannot read the file ({exc.strerror})"
             return [self._failed(name, reason, previous, run.claimed)]
-        digest = content_hash(data)
-        if previous is not None and self._is_current(previous, digest, run):
-            run.claimed[previous.id] = name
-            return [FileResult(file=name, status="unchanged", course_title=previous.title)]
-        run.on_step("Parsing")
-        try:
-            course = parse_bytes(data, name)
         except ParseError as exc:
             return [self._failed(name, exc.message, previous, run.claimed)]
         refusal = self._refusal(course, name, run)
@@ -280,14 +274,34 @@ class Indexer:
             if size_problem(path, self.settings):
                 continue  # a file too large to index holds no title
             try:
-                data = path.read_bytes()
-                if indexed.get(path.name) == content_hash(data):
+                digest, parse = _reader(path)
+                if indexed.get(path.name) == digest:
                     continue  # indexed as it is, so its title is its catalog record's, checked above
-                if parse_bytes(data, path.name).id == course.id:
+                if parse().id == course.id:
                     return path.name
             except (OSError, ParseError):
                 continue  # a file that cannot be read holds no title the sync would index
         return None
+
+
+def _is_course(path: Path) -> bool:
+    """Whether a DOCS_DIR entry is a course: a file of a supported type, or a folder holding course.txt."""
+    if path.is_dir():
+        return (path / HEADER_NAME).is_file()
+    return path.is_file() and path.suffix.lower() in SUPPORTED_EXTENSIONS
+
+
+def _reader(path: Path) -> tuple[str, Callable[[], Course]]:
+    """A course entry's content hash, and how to parse it; raises OSError or ParseError.
+
+    A file is hashed before it is parsed, so an unchanged one is never parsed. A folder's hash covers
+    course.txt and the caption files it names, so the folder is read (and parsed) to know it.
+    """
+    if path.is_dir():
+        course = parse_caption_course(path)
+        return course.content_hash, lambda: course
+    data = path.read_bytes()
+    return content_hash(data), functools.partial(parse_bytes, data, path.name)
 
 
 def last_sync(settings: Settings) -> SyncReport | None:

@@ -7,6 +7,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from app.courses.timecodes import start_of
+
 
 class LessonInfo(BaseModel):
     """A lesson as listed in an outline: number, title, link."""
@@ -14,6 +16,8 @@ class LessonInfo(BaseModel):
     number: int
     title: str
     link: str | None = None
+    # A captioned lesson's video length in seconds; None for lessons read from text.
+    duration: float | None = None
 
 
 class Passage(BaseModel):
@@ -27,6 +31,12 @@ class Passage(BaseModel):
     chunk_index: int
     score: float
     text: str
+    # A captioned lesson's passage: (offset in `text`, second in the video) of each sentence; None if untimed.
+    sentence_times: tuple[tuple[int, float], ...] | None = None
+
+    def start_seconds(self, quote: str | None = None) -> float | None:
+        """The second at which `quote` (or, without one, the passage) starts being said; None if untimed."""
+        return start_of(self.text, self.sentence_times, quote)
 
 
 class Outline(BaseModel):
@@ -36,6 +46,11 @@ class Outline(BaseModel):
     link: str | None = None
     instructor: str | None = None
     lessons: list[LessonInfo] = Field(default_factory=list)
+
+    @property
+    def captioned(self) -> bool:
+        """Whether the course was read from caption files (its lessons have a video length)."""
+        return any(lesson.duration is not None for lesson in self.lessons)
 
 
 class CourseRecord(Outline):

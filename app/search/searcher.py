@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from app.config import Settings
+from app.courses.timecodes import unpack_times
 from app.search.catalog import CatalogEntry, CatalogSnapshot
 from app.search.course_vectors import CourseChunks, CourseVectors, Hit, course_chunks
 from app.search.embedding import Embedder
@@ -53,6 +54,7 @@ def passage(hit: Hit) -> Passage:
         chunk_index=metadata["chunk_index"],
         score=round(1 - hit.distance, 4),
         text=hit.document,
+        sentence_times=unpack_times(metadata["sentence_times"]) if metadata.get("sentence_times") else None,
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from app.config import Settings
 from app.courses.models import Chunk, Course
+from app.courses.timecodes import pack_times
 from app.search.catalog import CatalogCache, course_record
 from app.search.embedding import Embedder
 from app.search.ids import ChunkId
@@ -83,6 +84,9 @@ class IndexWriter:
         `on_chunks(written, total)` hears of each batch written, for progress.
         """
         digest = course.content_hash or hashlib.sha256(course.model_dump_json().encode()).hexdigest()
+        # Written shortest first: each embedding batch then holds texts of about one length, so little of
+        # the encoder's work goes into padding. The order of writes is of no consequence to the index.
+        chunks = sorted(chunks, key=lambda chunk: len(chunk.embedding_text))
         version = self.version_for(digest, generation)
         course_id = course.id
         ids = [str(ChunkId.of(chunk, version)) for chunk in chunks]
@@ -138,6 +142,8 @@ class IndexWriter:
                 "lesson_title": chunk.lesson_title,
                 "lesson_link": chunk.lesson_link,
                 "chunk_index": chunk.index,
+                # A captioned lesson's chunk: when each of its sentences is said ("offset:second;...").
+                "sentence_times": pack_times(chunk.sentence_times) if chunk.sentence_times else None,
                 "version": version,
                 # Not searchable unfiltered until the catalog points at this version and the old one is gone.
                 "live": False,
@@ -147,7 +153,7 @@ class IndexWriter:
     def _flip_catalog(self, course: Course, version: str, chunk_count: int) -> CourseRecord:
         """Point the catalog at a course version: the single write that makes it live."""
         lessons = [
-            LessonInfo(number=lesson.number, title=lesson.title, link=lesson.link)
+            LessonInfo(number=lesson.number, title=lesson.title, link=lesson.link, duration=lesson.duration)
             for lesson in course.lessons
         ]
         metadata = _clean(
@@ -159,7 +165,8 @@ class IndexWriter:
                 "content_hash": course.content_hash,
                 "chunk_count": chunk_count,
                 "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "lessons": json.dumps([lesson.model_dump() for lesson in lessons]),
+                # An untimed lesson is stored as before (no duration key), so its record reads the same.
+                "lessons": json.dumps([lesson.model_dump(exclude_none=True) for lesson in lessons]),
                 "version": version,
                 "settling": True,
             }

@@ -20,10 +20,13 @@ from prometheus_client import (
 )
 
 from app.assistant.base import Answer
-from app.metrics import INDEXED, MODEL_TOKENS, REQUEST_SECONDS, TOOL_ROUNDS
+from app.metrics import INDEXED, MODEL_TOKENS, REQUEST_SECONDS, TOOL_ROUNDS, UNVERIFIED_CITATIONS
 from app.services import services
 
 REQUEST_ID_HEADER = "X-Request-ID"
+# An unverified citation's text is cut to this length in the log line, and at most this many are logged.
+LOGGED_QUOTE_CHARS = 120
+LOGGED_QUOTES = 5
 # A caller's (or proxy's) id is kept only when it is short and plain, so it cannot forge log lines.
 INCOMING_ID = re.compile(r"[A-Za-z0-9._-]{8,64}")
 log = logging.getLogger("course_assistant.requests")
@@ -45,6 +48,11 @@ def record_answer(answer: Answer) -> None:
     record = g.get("request_record")
     if record is not None:
         record.update(mode=answer.mode, tool_rounds=answer.tool_rounds, tokens=answer.usage or {})
+        if answer.unverified_citations:
+            quotes = answer.unverified_citations
+            record["unverified_citations"] = [quote[:LOGGED_QUOTE_CHARS] for quote in quotes[:LOGGED_QUOTES]]
+    if answer.unverified_citations:
+        UNVERIFIED_CITATIONS.inc(len(answer.unverified_citations))
     TOOL_ROUNDS.labels(answer.mode).observe(answer.tool_rounds)
     for kind, count in (answer.usage or {}).items():
         MODEL_TOKENS.labels(kind.removesuffix("_tokens")).inc(count)
@@ -96,7 +104,7 @@ def _log(record: dict[str, Any], method: str, path: str, endpoint: str, status: 
         "status": status,
         "duration_ms": round(seconds * 1000, 1),
     }
-    for key in ("mode", "tool_rounds", "tokens"):
+    for key in ("mode", "tool_rounds", "tokens", "unverified_citations"):
         if key in record:
             line[key] = record[key]
     log.info(json.dumps(line, separators=(",", ":")))

@@ -67,7 +67,10 @@ def check_file(upload: FileStorage, max_bytes: int) -> tuple[str, Course, bytes]
     try:
         course = parse_bytes(data, name)
     except ParseError as exc:
-        raise ValueError(exc.reason + (f" (line {exc.line})" if exc.line is not None else "")) from exc
+        # The reason and line; a file inside a course archive keeps its own name ("x.zip/course.txt: ...").
+        raise ValueError(
+            exc.message.removeprefix(f"{exc.file}: ") if exc.file == name else exc.message
+        ) from exc
     return name, course, data
 
 

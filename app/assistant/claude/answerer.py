@@ -9,13 +9,14 @@ from typing import Any
 
 import anthropic
 
-from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange, Source, StatusEvent, TextEvent
+from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange, StatusEvent, TextEvent
 from app.assistant.citations import CitedAnswer, search_result_block
 from app.assistant.claude.messages import CACHE, assistant_turn, cached_tools, history_turns, tool_result
 from app.assistant.claude.prompts import SYSTEM_PROMPT
 from app.assistant.claude.streaming import streamed_turn
-from app.assistant.tools import SourceCollector, ToolBox, passage_source
+from app.assistant.tools import SourceCollector, ToolBox
 from app.config import Settings
+from app.search.models import Passage
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,8 @@ class ClaudeAnswerer:
         """
         messages = [*history_turns(history), {"role": "user", "content": question}]
         collector = SourceCollector()
-        results: list[Source] = []  # one per search_result block sent, in order: what citations point at
+        results: list[Passage] = []  # one per search_result block sent, in order: what citations point at
+        unverified: list[str] = []  # cited texts not found in the passage they name
         usage: Counter[str] = Counter()
         texts: list[str] = []
         rounds = 0
@@ -59,6 +61,7 @@ class ClaudeAnswerer:
             message = yield from streamed_turn(self.client, params, usage, separate=any(texts))
             cited = CitedAnswer(results, collector.sources)
             texts.append(cited.markdown(message.content))
+            unverified.extend(cited.unverified)
             if message.stop_reason != "tool_use" or rounds >= self.settings.max_tool_rounds:
                 break
             messages.append(assistant_turn(message.content))
@@ -77,7 +80,12 @@ class ClaudeAnswerer:
             yield TextEvent(TRUNCATED_NOTE)
         yield DoneEvent(
             Answer(
-                markdown=markdown, sources=cited.sources, mode="claude", tool_rounds=rounds, usage=dict(usage)
+                markdown=markdown,
+                sources=cited.sources,
+                mode="claude",
+                tool_rounds=rounds,
+                usage=dict(usage),
+                unverified_citations=unverified,
             )
         )
 
@@ -95,7 +103,7 @@ class ClaudeAnswerer:
             params["tool_choice"] = tool_choice
         return params
 
-    def _run_tool(self, block: Any, collector: SourceCollector, results: list[Source]) -> dict[str, Any]:
+    def _run_tool(self, block: Any, collector: SourceCollector, results: list[Passage]) -> dict[str, Any]:
         """Run one tool_use block into its tool_result; passages go back as citable search results."""
         result = self.toolbox.run(block.name, block.input)
         collector.add(result.sources)
@@ -103,7 +111,7 @@ class ClaudeAnswerer:
         content: str | list[dict[str, Any]] = result.text
         if result.passages and not result.is_error:
             content = [search_result_block(passage) for passage in result.passages]
-            results.extend(passage_source(passage) for passage in result.passages)
+            results.extend(result.passages)
         return tool_result(block.id, content, result.is_error)
 
     @staticmethod

@@ -41,7 +41,7 @@ def render_quotes(quotes: list[Quote]) -> tuple[str, list[Source]]:
     collector = SourceCollector()
     groups: dict[tuple[str, int | None], list[Quote]] = {}
     for quote in quotes:
-        source = passage_source(quote.passage)
+        source = passage_source(quote.passage, quote.sentence)
         collector.add([source])
         groups.setdefault((source.course_title, source.lesson_number), []).append(quote)
     blocks = [

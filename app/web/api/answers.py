@@ -56,18 +56,23 @@ def query_result(answer: Answer, question: str, history: list[Exchange]) -> dict
     return {
         "answer": answer.markdown,
         "sources": [short_label(source) for source in answer.sources],
-        "citations": [
-            {
-                "label": source.label,
-                "course": source.course_title,
-                "lesson": source.lesson_number,
-                "lesson_title": source.lesson_title,
-                "link": safe_url(source.link),
-            }
-            for source in answer.sources
-        ],
+        "citations": [citation_json(source) for source in answer.sources],
         "session_id": _serializer().dumps(encode_exchanges(history)),
     }
+
+
+def citation_json(source: Source) -> dict[str, Any]:
+    """One citation of the answer; a timed one carries `start_seconds` (its link opens the video there)."""
+    citation: dict[str, Any] = {
+        "label": source.label,
+        "course": source.course_title,
+        "lesson": source.lesson_number,
+        "lesson_title": source.lesson_title,
+        "link": safe_url(source.link),
+    }
+    if source.start_seconds is not None:
+        citation["start_seconds"] = source.start_seconds
+    return citation
 
 
 def short_label(source: Source) -> str:

@@ -58,7 +58,8 @@ def courses():
                 "link": safe_url(record.link),
                 "instructor": record.instructor,
                 "lessons": [
-                    {**lesson.model_dump(), "link": safe_url(lesson.link)} for lesson in record.lessons
+                    {**lesson.model_dump(exclude_none=True), "link": safe_url(lesson.link)}
+                    for lesson in record.lessons
                 ],
             }
             for record in records

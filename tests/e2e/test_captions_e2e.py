@@ -1,0 +1,68 @@
+"""In headless Chromium: upload a captioned course archive in the admin, ask, and follow the timed source."""
+
+from __future__ import annotations
+
+import zipfile
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import serve
+from tests.test_video_index import CAPTIONS, HEADER, LECTURE, cue_starts, link_second, said_at
+from tests.web.admin_helpers import PASSWORD
+
+pytestmark = pytest.mark.e2e
+
+SYNC_TIMEOUT_MS = 300_000
+
+
+@pytest.fixture
+def live_admin(make_app):
+    """The app (admin on, CSRF on) served over HTTP on 127.0.0.1; sync jobs finish before the folder goes."""
+    app = make_app(ADMIN_PASSWORD=PASSWORD)
+    try:
+        with serve(app) as base:
+            yield app, base
+    finally:
+        app.extensions["services"].jobs.wait(SYNC_TIMEOUT_MS / 1000)
+
+
+def test_upload_a_caption_course_then_the_answer_links_to_the_second_it_quotes(live_admin, browser, tmp_path):
+    _, base = live_admin
+    archive = tmp_path / "psyc110.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("psyc110/course.txt", HEADER)
+        bundle.write(CAPTIONS / LECTURE, f"psyc110/{LECTURE}")
+    page = browser.new_page()
+    page.goto(f"{base}/admin")
+    page.fill("#admin-password", PASSWORD)
+    page.click("text=Sign in")
+    page.wait_for_url(f"{base}/admin")
+    page.set_input_files("#upload-files", str(archive))
+    page.click("text=Upload and index")
+    page.wait_for_selector("#sync-progress.sync-done", timeout=SYNC_TIMEOUT_MS)
+    row = page.locator("#course-yale-psyc-110-introduction-to-psychology")
+    assert "Captioned" in row.inner_text()
+
+    page.goto(f"{base}/")
+    page.get_by_label("Your question").fill("Why are the lectures being filmed?")
+    page.get_by_role("button", name="Send", exact=True).click()
+    exchange = page.locator("article.exchange").last
+    link = exchange.locator(".source-chip a").first
+    expect(link).to_be_visible(timeout=120_000)
+    second = link_second(link.get_attribute("href") or "")
+    assert "Lesson 1 · " in link.inner_text()
+    quoted = exchange.locator(".prose").inner_text()
+    sentences = [part.strip() for part in quoted.replace("\n", " … ").split(" … ") if len(part.split()) > 5]
+    cues = cue_starts(CAPTIONS / LECTURE)
+    near = [sentence for sentence in sentences if _said_near(sentence, cues, second)]
+    assert near, (second, sentences)
+    page.close()
+
+
+def _said_near(sentence: str, cues, second: int) -> bool:
+    """Whether the sentence is in the captions, said within 5 seconds of `second`."""
+    try:
+        return abs(said_at(sentence, cues) - second) <= 5
+    except AssertionError:
+        return False  # a heading or note of the answer, not a quoted sentence
