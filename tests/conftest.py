@@ -29,6 +29,8 @@ def _isolate_from_the_developer() -> None:
 
 _isolate_from_the_developer()
 
+from app.config import DATABASE_FILE  # noqa: E402  # after the isolation above
+
 ROOT = Path(__file__).resolve().parent.parent
 TEST_COURSES = Path(__file__).resolve().parent / "data" / "courses"
 SAMPLE_DOCS = ROOT / "docs"
@@ -60,6 +62,10 @@ def library(tmp_path_factory) -> Path:
     app = create_app(make_config(root, docs))
     report = app.extensions["services"].indexer.sync()
     assert not report.problems, report.problems
+    # The embedded database, migrated once; each app gets a copy, as `make run` would have migrated it.
+    store = app.extensions["services"].store
+    store.upgrade()
+    store.close()
     return root
 
 
@@ -75,6 +81,7 @@ def docs_dir(tmp_path, library) -> Path:
 def make_app(tmp_path, library, docs_dir):
     """Build an app over a private copy of the indexed library, with extra settings."""
     shutil.copytree(library / "instance" / "chroma", tmp_path / "instance" / "chroma")
+    shutil.copy(library / "instance" / DATABASE_FILE, tmp_path / "instance" / DATABASE_FILE)
     from app import create_app
 
     def build(**overrides):

@@ -13,6 +13,7 @@ from app.search.serialize import results_json
 from app.services import services
 from app.web.api.answers import ApiAnswer, load_session, query_result
 from app.web.api.params import int_arg, json_object, required_text
+from app.web.question_log import logged
 from app.web.sse import answer_messages, sse_response
 
 bp = Blueprint("api", __name__)
@@ -30,7 +31,7 @@ def query():
     if not isinstance(stream, bool):
         raise BadRequest("Bad stream.", detail="'stream' must be true or false.")
     # The assistant keeps the last MAX_HISTORY; a bad question is refused here, before any stream starts.
-    events = services().assistant.stream(question, history)
+    events = logged(services().assistant.stream(question, history), question)
     if stream:
         return sse_response(answer_messages(events, ApiAnswer(question, history)))
     return jsonify(query_result(final_answer(events), question, history))
@@ -76,7 +77,11 @@ def healthz():
 
 @bp.get("/readyz")
 def readyz():
-    """The model is loaded and the index answers; 503 (and warming up in the background) until then."""
+    """The model is loaded and the index answers; 503 (and warming up in the background) until then.
+
+    It reports the database too, but a database that is down keeps the host ready: answers are still served
+    (only their records are lost), and a shared database down would otherwise take every host out at once.
+    """
     if not services().warm:
         services().start_warm_up()
         raise ServiceUnavailable("The assistant is warming up (loading the embedding model).")
@@ -87,4 +92,5 @@ def readyz():
     except Exception as exc:  # a backend failing in a way the index did not foresee is still "not ready"
         current_app.logger.warning("readyz: index not ready: %s", exc)
         raise ServiceUnavailable("The course index is not answering.", detail=type(exc).__name__) from exc
-    return jsonify(status="ready", courses=count)
+    database = "ok" if services().store.ping() else "down"
+    return jsonify(status="ready", courses=count, database=database)

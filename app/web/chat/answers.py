@@ -1,0 +1,92 @@
+"""A pending question's life after the ask: its stream (claimed once), Stop, and the commit to memory."""
+
+from __future__ import annotations
+
+from flask import redirect, render_template, request, url_for
+
+from app.errors import AppError, BadRequest
+from app.services import services
+from app.store.soft import DOWN
+from app.web.chat.asking import finish, model_memory, remember
+from app.web.chat.exchanges import ExchangeView
+from app.web.chat.live import LIVE, LiveAnswer
+from app.web.chat.page import controls_context
+from app.web.chat.stream import ChatAnswer, failed_html, finished_html, tracked
+from app.web.chat.tokens import TokenRefused, current_turn, read_commit_token
+from app.web.chat.views import bp
+from app.web.htmx import is_htmx
+from app.web.question_log import logged
+from app.web.session import browser_id
+from app.web.sse import answer_messages, sse_message, sse_response
+
+ANSWERED_ALREADY = "This question was answered already, or has expired. Please ask it again."
+NOT_REMEMBERED = "This answer was not saved to the assistant's memory: another answer was saved at the same time."
+
+
+@bp.get("/ask/stream/<pending_id>")
+def stream(pending_id: str):
+    """The answer to a question posted before, as Server-Sent Events, to the asking browser, once."""
+    owner = browser_id(create=False)
+    conversation_id = request.args.get("c") or None
+    number = request.args.get("n", 1, type=int)
+    form = controls_context(False, conversation_id)
+    # An EventSource retries anything but a finished stream: refusals are a last message, not a 4xx.
+    claim = services().store.pending.claim(owner, pending_id) if owner else None
+    if claim is None or claim is DOWN:  # replayed, expired, another browser's; or the database is down
+        refused = BadRequest(ANSWERED_ALREADY)
+        return sse_response(iter([sse_message("done", failed_html(refused, "", number, form))]))
+    question = claim.question
+    live = LiveAnswer(pending_id, owner, question, number, conversation_id, claim.exchange_id)
+    memory = model_memory(owner, conversation_id, exclude=claim.exchange_id)
+    try:
+        events = services().assistant.stream(question, memory)
+    except AppError as exc:  # e.g. MAX_QUESTION_CHARS lowered since the question was posted
+        finish(claim.exchange_id, "failed")
+        return sse_response(iter([sse_message("done", failed_html(exc, question, number, form))]))
+    face = ChatAnswer(live, current_turn(), form)
+    return sse_response(answer_messages(tracked(logged(events, question, claim.exchange_id), live), face))
+
+
+@bp.post("/ask/stop/<pending_id>")
+def stop(pending_id: str):
+    """Stop a streaming answer: the page keeps what it said so far, marked stopped, and the form is enabled."""
+    owner = browser_id(create=False)
+    live = LIVE.stop(pending_id, owner)
+    conversation_id = request.form.get("conversation", "").strip() or None
+    if live is not None:
+        finish(live.exchange_id, "stopped", text=live.text)
+        view = ExchangeView(
+            live.number,
+            live.question,
+            live.text,
+            status="stopped",
+            id=live.exchange_id,
+            conversation_id=live.conversation_id,
+        )
+        conversation_id = live.conversation_id
+    else:
+        # Streaming in another worker (or ended): closing the page's stream ends it there, as interrupted.
+        view = ExchangeView(
+            request.form.get("number", 1, type=int),
+            request.form.get("question", ""),
+            status="stopped",
+            conversation_id=conversation_id,
+        )
+    if not is_htmx():
+        if conversation_id:
+            return redirect(url_for(".conversation", conversation_id=conversation_id), 303)
+        return redirect(url_for(".index"), 303)
+    return finished_html(view, controls_context(False, conversation_id), None)
+
+
+@bp.post("/ask/commit")
+def commit():
+    """Put a streamed exchange into the cookie's memory, once; a refusal says so in place of the request."""
+    owner = browser_id(create=False)
+    try:
+        exchange, conversation_id = read_commit_token(request.form.get("token"), owner)
+    except TokenRefused:
+        return render_template("chat/_commit_refused.html", message=NOT_REMEMBERED)
+    stored = remember(exchange, owner, conversation_id)
+    # The trim note may change with the new exchange; nothing else on the page does.
+    return render_template("chat/_history_note.html", oob=True, trimmed=stored.trimmed)
