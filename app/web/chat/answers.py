@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import redirect, render_template, request, url_for
 
-from app.errors import AppError, BadRequest
+from app.errors import AppError, BadRequest, Conflict
 from app.services import services
 from app.store.soft import DOWN
 from app.web.chat.asking import finish, model_memory, remember
@@ -20,7 +20,12 @@ from app.web.session import browser_id
 from app.web.sse import answer_messages, sse_message, sse_response
 
 ANSWERED_ALREADY = "This question was answered already, or has expired. Please ask it again."
-NOT_REMEMBERED = "This answer was not saved to the assistant's memory: another answer was saved at the same time."
+NOT_REMEMBERED = (
+    "This answer was not saved to the assistant's memory: it was saved already, is too old, or another tab "
+    "saved an answer at the same moment."
+)
+# How long a question waits for its stream (a module constant, so a test can shorten it).
+CLAIM_SECONDS = 300
 
 
 @bp.get("/ask/stream/<pending_id>")
@@ -31,7 +36,7 @@ def stream(pending_id: str):
     number = request.args.get("n", 1, type=int)
     form = controls_context(False, conversation_id)
     # An EventSource retries anything but a finished stream: refusals are a last message, not a 4xx.
-    claim = services().store.pending.claim(owner, pending_id) if owner else None
+    claim = services().store.pending.claim(owner, pending_id, max_age=CLAIM_SECONDS) if owner else None
     if claim is None or claim is DOWN:  # replayed, expired, another browser's; or the database is down
         refused = BadRequest(ANSWERED_ALREADY)
         return sse_response(iter([sse_message("done", failed_html(refused, "", number, form))]))
@@ -81,12 +86,13 @@ def stop(pending_id: str):
 
 @bp.post("/ask/commit")
 def commit():
-    """Put a streamed exchange into the cookie's memory, once; a refusal says so in place of the request."""
+    """Put a streamed exchange into the cookie's memory, once; a refusal (409, which htmx gets as a 200
+    fragment from the error handler) says so in place of the request."""
     owner = browser_id(create=False)
     try:
         exchange, conversation_id = read_commit_token(request.form.get("token"), owner)
-    except TokenRefused:
-        return render_template("chat/_commit_refused.html", message=NOT_REMEMBERED)
+    except TokenRefused as exc:
+        raise Conflict(NOT_REMEMBERED, detail=str(exc)) from exc
     stored = remember(exchange, owner, conversation_id)
     # The trim note may change with the new exchange; nothing else on the page does.
     return render_template("chat/_history_note.html", oob=True, trimmed=stored.trimmed)

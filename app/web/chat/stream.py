@@ -84,6 +84,10 @@ def tracked(events: Iterator[AnswerEvent], live: LiveAnswer) -> Iterator[AnswerE
             if live.stopped:
                 return  # Stop stored the partial answer; closing `events` ends the model call
             yield event
+    except Exception:
+        if live.end("failed"):  # the answerer failed; the face shows the error
+            finish(live.exchange_id, "failed", text=live.text)
+        raise
     finally:
         LIVE.remove(live)
         if live.end("interrupted"):
