@@ -11,7 +11,6 @@ from app.services import services
 from app.store.export import to_markdown
 from app.store.records import Vote
 from app.web.chat.asking import gone, stores, transcript
-from app.web.chat.page import recent_conversations
 from app.web.chat.views import bp
 from app.web.htmx import is_htmx
 from app.web.redirects import safe_local_path
@@ -23,16 +22,17 @@ FILENAME_CHARS = 60
 def _require_store() -> str | None:
     """This browser's id; 404 when conversations are not stored."""
     if not stores():
-        raise NotFound()
+        raise NotFound("There is nothing at this address.")
     return browser_id(create=False)
 
 
 @bp.get("/conversations")
 def conversations():
     """This browser's conversations, newest first, each to reopen, rename or delete."""
-    _require_store()
-    listed, error = recent_conversations()
-    return render_template("chat/conversations.html", conversations=listed, conversations_error=error)
+    owner = _require_store()
+    # A database that is down is a 503 page here (StoreUnavailable), a notice in the chat's sidebar.
+    listed = services().store.conversations.recent(owner) if owner else []
+    return render_template("chat/conversations.html", conversations=listed)
 
 
 @bp.post("/c/<conversation_id>/rename")

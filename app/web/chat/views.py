@@ -38,7 +38,7 @@ def index():
 def conversation(conversation_id: str):
     """One stored conversation, only for the browser that owns it."""
     if not stores():
-        raise NotFound()
+        raise NotFound("There is nothing at this address.")
     found = transcript(browser_id(create=False), conversation_id)
     views = [from_record(record, n, conversation_id) for n, record in enumerate(found.exchanges, start=1)]
     trimmed = len(views) > settings().max_history
