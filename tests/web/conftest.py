@@ -32,7 +32,9 @@ def cookie_client(cookie_app):
 @pytest.fixture
 def cookie_claude_client(make_app, fake_claude):
     """A test client on a cookie-only app in Claude mode (fake Messages API)."""
-    app = make_app(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_claude.url, STORE_CONVERSATIONS=False)
+    app = make_app(
+        ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_claude.url, STORE_CONVERSATIONS=False
+    )
     app.config["WTF_CSRF_ENABLED"] = False
     return app.test_client()
 

@@ -86,8 +86,14 @@ def test_stop_keeps_the_partial_answer_marked_stopped_and_enables_the_form(db_ap
     assert b"The first words" in next(chunks)
     stopped = client.post(stop_url, data={"question": "Stop me?", "number": "1"}, headers=HX)
     body = stopped.get_data(as_text=True)
-    exchange = re.search(r'<article class="exchange exchange-stopped" id="exchange-1">.*?</article>', body, re.S)
-    assert exchange and "The first words" in exchange.group(0) and "You stopped this answer." in exchange.group(0)
+    exchange = re.search(
+        r'<article class="exchange exchange-stopped" id="exchange-1">.*?</article>', body, re.S
+    )
+    assert (
+        exchange
+        and "The first words" in exchange.group(0)
+        and "You stopped this answer." in exchange.group(0)
+    )
     form = re.search(r'<form id="ask-form"[^>]*>.*?</form>', body, re.S).group(0)
     assert "<fieldset>" in form and 'hx-swap-oob="true"' in form
     # The stream ends at its next event, closing the model call; the stored exchange keeps the partial text.
@@ -138,20 +144,27 @@ def test_feedback_votes_once_changeably_with_a_comment_on_down(db_app):
 
     up = client.post(f"/feedback/{exchange_id}", data={"vote": "up"}, headers=HX)
     fragment = up.get_data(as_text=True)
-    assert up.status_code == 200 and fragment.strip().startswith(f'<div class="feedback" id="feedback-{exchange_id}">')
+    assert up.status_code == 200 and fragment.strip().startswith(
+        f'<div class="feedback" id="feedback-{exchange_id}">'
+    )
     assert 'aria-pressed="true"' in fragment and "You found this answer helpful." in fragment
     assert votes.get(owner, exchange_id) == ("up", None)
 
     # Without JavaScript: a plain form, back to the answer.
     target = f"{page_url(client)}#exchange-1"
-    down = client.post(f"/feedback/{exchange_id}", data={"vote": "down", "comment": " Wrong  lesson ", "next": target})
+    down = client.post(
+        f"/feedback/{exchange_id}", data={"vote": "down", "comment": " Wrong  lesson ", "next": target}
+    )
     assert down.status_code == 303 and down.headers["Location"] == target
     assert votes.get(owner, exchange_id) == ("down", "Wrong lesson")
     page = client.get(page_url(client)).get_data(as_text=True)
-    assert "You found this answer not helpful." in page and "<details class=\"vote-down-details\" open>" in page
+    assert "You found this answer not helpful." in page and '<details class="vote-down-details" open>' in page
 
     assert client.post(f"/feedback/{exchange_id}", data={"vote": "sideways"}).status_code == 400
-    assert client.post(f"/feedback/{exchange_id}", data={"vote": "down", "comment": "x" * 501}).status_code == 400
+    assert (
+        client.post(f"/feedback/{exchange_id}", data={"vote": "down", "comment": "x" * 501}).status_code
+        == 400
+    )
     assert votes.get(owner, exchange_id) == ("down", "Wrong lesson")
     client.post(f"/feedback/{exchange_id}", data={"vote": "up", "comment": "ignored on up"})
     assert votes.get(owner, exchange_id) == ("up", None)

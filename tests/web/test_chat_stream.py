@@ -14,9 +14,9 @@ from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answe
 from tests.web.support import (
     HX,
     ask_streamed,
-    page_url,
     commit_token_from,
     csrf_from,
+    page_url,
     script_answer,
     sse_events,
     stream_url_from,

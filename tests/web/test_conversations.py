@@ -174,7 +174,12 @@ def test_export_holds_every_exchange_and_source(db_app):
     for number in range(1, 4):
         assert f"## {number}. Question\n\n> Export question {number}?" in text
     assert text.count("Fixtures give tests **setup**.") == 3
-    assert text.count("[Python Testing with Pytest – Lesson 2: Fixtures](<https://example.com/courses/pytest/lesson-2>)") == 3
+    assert (
+        text.count(
+            "[Python Testing with Pytest – Lesson 2: Fixtures](<https://example.com/courses/pytest/lesson-2>)"
+        )
+        == 3
+    )
     # One answer alone, from its "Download as Markdown" link.
     page = client.get(url).get_data(as_text=True)
     link = re.findall(r'href="(/c/[\w-]+/export\.md\?exchange=\d+)" download>Download as Markdown', page)
@@ -204,7 +209,10 @@ def test_retry_and_edit_ask_again_in_the_same_conversation(db_app):
     assert 'name="question" value="Retry me?"' in actions and ">Retry</button>" in actions
     assert '<textarea id="edit-1" name="question"' in page and ">Retry me?</textarea>" in page
     asked_plain(client, "Retry me, edited?")
-    assert questions_on(client.get(page_url(client)).get_data(as_text=True)) == ["Retry me?", "Retry me, edited?"]
+    assert questions_on(client.get(page_url(client)).get_data(as_text=True)) == [
+        "Retry me?",
+        "Retry me, edited?",
+    ]
 
 
 def test_new_chat_mid_answer_gives_an_empty_chat_with_an_enabled_form(db_app):

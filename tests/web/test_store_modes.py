@@ -55,7 +55,9 @@ def test_cookie_only_chat_stores_no_conversation(cookie_app, cookie_client):
 
 def test_a_stream_is_claimed_once_without_stored_conversations_too(cookie_app, cookie_client):
     answerer = scripted(cookie_app)
-    url = stream_url_from(cookie_client.post("/ask", data={"question": "Once?"}, headers=HX).get_data(as_text=True))
+    url = stream_url_from(
+        cookie_client.post("/ask", data={"question": "Once?"}, headers=HX).get_data(as_text=True)
+    )
     for _ in range(3):
         cookie_client.get(url).get_data()
     assert answerer.questions == ["Once?"]
@@ -119,7 +121,9 @@ def test_postgresql_killed_mid_conversation_fails_no_answer(make_app, tmp_path):
         scripted(app)
         client = app.test_client()
         ask_streamed(client, "Stored before?")
-        pending = client.post("/ask", data={"question": "Held before?", "conversation": client.conversation}, headers=HX)
+        pending = client.post(
+            "/ask", data={"question": "Held before?", "conversation": client.conversation}, headers=HX
+        )
         url = stream_url_from(pending.get_data(as_text=True))
     finally:
         server.stop()

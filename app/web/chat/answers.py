@@ -37,7 +37,7 @@ def stream(pending_id: str):
     form = controls_context(False, conversation_id)
     # An EventSource retries anything but a finished stream: refusals are a last message, not a 4xx.
     claim = services().store.pending.claim(owner, pending_id, max_age=CLAIM_SECONDS) if owner else None
-    if claim is None or claim is DOWN:  # replayed, expired, another browser's; or the database is down
+    if owner is None or claim is None or claim is DOWN:  # replayed, expired, another's; database down
         refused = BadRequest(ANSWERED_ALREADY)
         return sse_response(iter([sse_message("done", failed_html(refused, "", number, form))]))
     question = claim.question
@@ -54,7 +54,7 @@ def stream(pending_id: str):
 
 @bp.post("/ask/stop/<pending_id>")
 def stop(pending_id: str):
-    """Stop a streaming answer: the page keeps what it said so far, marked stopped, and the form is enabled."""
+    """Stop a streaming answer: the page keeps what it said so far, marked stopped; the form is enabled."""
     owner = browser_id(create=False)
     live = LIVE.stop(pending_id, owner)
     conversation_id = request.form.get("conversation", "").strip() or None

@@ -92,7 +92,9 @@ def cookie_number() -> int:
     return max(current_turn(), len(history.exchanges)) + 1
 
 
-def model_memory(owner: str | None, conversation_id: str | None, exclude: int | None = None) -> list[Exchange]:
+def model_memory(
+    owner: str | None, conversation_id: str | None, exclude: int | None = None
+) -> list[Exchange]:
     """The exchanges the model remembers: the cookie's when they belong here, else the stored ones."""
     limit = settings().max_history
     memory = load_memory(conversation_id)

@@ -9,7 +9,6 @@ from flask import Response, redirect, render_template, request, url_for
 from app.errors import NotFound
 from app.services import services
 from app.store.export import to_markdown
-from app.store.records import Vote
 from app.web.chat.asking import gone, stores, transcript
 from app.web.chat.views import bp
 from app.web.htmx import is_htmx
@@ -77,14 +76,13 @@ def feedback(exchange_id: int):
     owner = _require_store()
     vote = request.form.get("vote", "")
     comment = request.form.get("comment", "").strip() or None
-    if not owner or not services().store.votes.vote(owner, exchange_id, vote, comment):  # type: ignore[arg-type]
+    if not owner or not services().store.votes.vote(owner, exchange_id, vote, comment):
         raise gone()
     if is_htmx():
-        stored: Vote | None = vote  # type: ignore[assignment]
         return render_template(
             "chat/_feedback.html",
             exchange_id=exchange_id,
-            vote=stored,
+            vote=vote,
             comment=comment if vote == "down" else None,
             thanks=True,
         )

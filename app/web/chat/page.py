@@ -1,4 +1,4 @@
-"""What the chat page and its fragments show: courses, suggestions, the conversations and the question form."""
+"""What the chat page and its fragments show: courses, suggestions, conversations, the question form."""
 
 from __future__ import annotations
 

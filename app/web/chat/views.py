@@ -135,7 +135,9 @@ def new():
     if not is_htmx():
         return redirect(url_for(".index"), 303)
     response = make_response(
-        render_template("chat/_new_response.html", exchanges=[], trimmed=False, **controls_context(False, None))
+        render_template(
+            "chat/_new_response.html", exchanges=[], trimmed=False, **controls_context(False, None)
+        )
     )
     if stores():
         response.headers["HX-Push-Url"] = url_for(".index")
