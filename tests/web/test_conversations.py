@@ -32,6 +32,11 @@ def test_five_questions_make_one_conversation_with_its_own_url(db_app):
     first = client.post("/ask", data={"question": "Question 1?", "conversation": ""}, headers=HX)
     url = first.headers["HX-Push-Url"]
     assert CONVERSATION_URL.fullmatch(url)
+    # The sidebar's list gets the new conversation out-of-band.
+    listed = re.search(
+        r'<nav id="conversation-list"[^>]*>.*?</nav>', first.get_data(as_text=True), re.S
+    ).group(0)
+    assert 'hx-swap-oob="true"' in listed and f'href="{url}" aria-current="page">Question 1?</a>' in listed
     client.get(stream_url_from(first.get_data(as_text=True))).get_data()
     client.conversation = url[len("/c/") :]
     for number in range(2, 6):
@@ -236,3 +241,30 @@ def test_stream_events_never_carry_the_question_in_the_url(db_app):
     assert len(url) < 200 and "问题" not in url
     name, done = sse_events(client.get(url).get_data(as_text=True))[-1]
     assert name == "done" and "<strong>setup</strong>" in done and question in done
+
+
+def test_old_conversations_are_purged_on_an_ask_at_most_once_an_hour(db_app, monkeypatch):
+    from datetime import datetime
+
+    from sqlalchemy import text
+
+    from app.web.chat import asking
+
+    scripted(db_app)
+    client = db_app.test_client()
+    ask_streamed(client, "An old conversation?")
+    old = page_url(client)
+    with db_app.extensions["services"].store.db.engine.begin() as connection:
+        connection.execute(text("UPDATE conversations SET updated_at = :old"), {"old": datetime(2000, 1, 1)})
+    started = []
+    purge = asking._maybe_purge
+    monkeypatch.setattr(asking, "_last_purge", [float("-inf")])
+    monkeypatch.setattr(asking, "_maybe_purge", lambda: started.append(purge()))
+    client.conversation = ""
+    ask_streamed(client, "A new one?")
+    ask_streamed(client, "And another?")
+    first, second = started
+    assert first is not None and second is None  # once an hour per process
+    first.join(timeout=30)
+    assert client.get(old).status_code == 404
+    assert client.get(page_url(client)).status_code == 200

@@ -140,15 +140,18 @@ def finish(exchange_id: int | None, status: str, answer: Answer | None = None, t
     services().store.conversations.finish(exchange_id, outcome)
 
 
-def _maybe_purge() -> None:
-    """Delete what CONVERSATION_RETENTION_DAYS has passed, at most once an hour, off the request thread."""
+def _maybe_purge() -> threading.Thread | None:
+    """Delete what CONVERSATION_RETENTION_DAYS has passed, at most once an hour, off the request thread;
+    the thread that does it, if one started."""
     now = time.monotonic()
     with _purge_lock:
         if now - _last_purge[0] < PURGE_EVERY_SECONDS:
-            return
+            return None
         _last_purge[0] = now
     store = services().store
-    threading.Thread(target=_purge, args=(store,), name="retention-purge", daemon=True).start()
+    thread = threading.Thread(target=_purge, args=(store,), name="retention-purge", daemon=True)
+    thread.start()
+    return thread
 
 
 def _purge(store) -> None:

@@ -13,7 +13,7 @@ from app.services import services, settings
 from app.web.chat.asking import Asked, begin, finish, gone, model_memory, remember, stores, transcript
 from app.web.chat.exchanges import ExchangeView, from_memory, from_record
 from app.web.chat.history import History, clear_history, load_memory
-from app.web.chat.page import controls_context, form_context, render_page
+from app.web.chat.page import controls_context, form_context, recent_conversations, render_page
 from app.web.chat.stream import finished_html
 from app.web.chat.tokens import current_turn
 from app.web.htmx import is_htmx
@@ -89,6 +89,16 @@ def _pending(asked: Asked, pending_id: str):
         stream_url=url_for(".stream", pending_id=pending_id, c=asked.conversation_id, n=asked.number),
         **controls_context(True, asked.conversation_id),
     )
+    if asked.created:
+        # The new conversation joins the sidebar's list, and the address becomes its own.
+        conversations, error = recent_conversations()
+        html += render_template(
+            "chat/_conversation_list.html",
+            oob=True,
+            conversations=conversations,
+            conversations_error=error,
+            conversation_id=asked.conversation_id,
+        )
     response = make_response(html)
     if asked.created:
         response.headers["HX-Push-Url"] = url_for(".conversation", conversation_id=asked.conversation_id)
