@@ -41,17 +41,13 @@ _watching: ContextVar[Retrieval | None] = ContextVar("retrieval", default=None)
 
 
 @contextmanager
-def watch() -> Iterator[Retrieval]:
-    """Collect what searches see in this context (this thread, this request) until the block ends."""
-    retrieval = Retrieval()
+def watching(retrieval: Retrieval) -> Iterator[Retrieval]:
+    """Tell `retrieval` what searches see in this context (this thread, this request) until the block ends."""
     token = _watching.set(retrieval)
     try:
         yield retrieval
     finally:
-        try:
-            _watching.reset(token)
-        except ValueError:  # a generator closed from another context (a server's cleanup): just stop
-            _watching.set(None)
+        _watching.reset(token)
 
 
 def saw(passages: list[Passage]) -> None:

@@ -14,16 +14,22 @@ def logged(
     events: Iterator[AnswerEvent], question: str, exchange_id: int | None = None
 ) -> Iterator[AnswerEvent]:
     """Pass the answer events through, logging the question when its answer is done."""
-    with retrieval.watch() as seen:
-        try:
-            for event in events:
-                if isinstance(event, DoneEvent):
-                    record(question, event.answer, seen, exchange_id)
-                yield event
-        finally:
-            close = getattr(events, "close", None)
-            if close is not None:
-                close()  # stops the model call when our consumer stops early
+    seen = retrieval.Retrieval()
+    try:
+        while True:
+            # Watched only while the answerer works on its next event, never across a yield: a generator
+            # left open must not leave its watch behind on a reused thread.
+            with retrieval.watching(seen):
+                event = next(events, None)
+            if event is None:
+                return
+            if isinstance(event, DoneEvent):
+                record(question, event.answer, seen, exchange_id)
+            yield event
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()  # stops the model call when our consumer stops early
 
 
 def record(question: str, answer: Answer, seen: retrieval.Retrieval, exchange_id: int | None) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from app.assistant.base import Answer, DoneEvent, TextEvent
 from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
 from tests.web.support import (
@@ -199,3 +201,17 @@ def test_a_declined_question_is_logged_as_a_gap(db_app):
     ask_streamed(client, "How do I bake bread?")
     [gap] = db_app.extensions["services"].store.questions.gaps()
     assert gap.question == "How do I bake bread?" and "declined" in gap.reasons
+
+
+def test_a_claude_answer_logs_the_best_score_its_tool_searches_saw(claude_app, fake_claude):
+    from tests.web.support import script_answer
+
+    client = claude_app.test_client()
+    script_answer(fake_claude, "Cosine similarity compares direction.", query="cosine similarity")
+    ask_streamed(client, "What is cosine similarity?")
+    store = claude_app.extensions["services"].store
+    header, row = list(store.questions.csv_rows())
+    assert row[header.index("mode")] == "claude"
+    confidence = float(row[header.index("confidence")])
+    best = claude_app.extensions["services"].index.search("cosine similarity")[0]
+    assert confidence == pytest.approx(best.score, abs=1e-3)
