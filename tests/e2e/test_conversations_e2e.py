@@ -140,3 +140,24 @@ def test_a_second_browser_cannot_open_the_conversation(browser, make_app):
         assert export is not None and export.status == 404
         first.close()
         second.close()
+
+
+def test_new_chat_mid_answer_gives_an_enabled_empty_chat(browser, make_app):
+    app = make_app()
+    answerer = ScriptedAnswerer([TextEvent("Still talking"), DoneEvent(ANSWER)], hold_at=1)
+    use_answerer(app, answerer)
+    with serve(app) as base:
+        page = browser.new_page()
+        page.goto(base)
+        page.get_by_label("Your question").fill("Leave me mid-answer?")
+        page.get_by_role("button", name="Ask", exact=True).click()
+        expect(page.locator("article.exchange[aria-busy] .prose")).to_contain_text("Still talking")
+        expect(page.locator("#question")).to_be_disabled()
+        page.get_by_role("button", name="New chat").click()
+        expect(page.locator("article.exchange")).to_have_count(0)
+        expect(page.locator(".empty-state")).to_be_visible()
+        expect(page.locator("#question")).to_be_enabled()
+        expect(page).to_have_url(f"{base}/")
+        answerer.release()
+        ask(page, "A fresh question?", 1)
+        page.close()
