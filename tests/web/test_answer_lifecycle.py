@@ -215,3 +215,36 @@ def test_a_claude_answer_logs_the_best_score_its_tool_searches_saw(claude_app, f
     confidence = float(row[header.index("confidence")])
     best = claude_app.extensions["services"].index.search("cosine similarity")[0]
     assert confidence == pytest.approx(best.score, abs=1e-3)
+
+
+def test_stop_on_another_worker_keeps_the_partial_answer_stopped(db_app, monkeypatch):
+    from app.web.chat import answers as chat_answers
+    from app.web.chat.live import LiveAnswers
+
+    answerer = scripted(db_app, TextEvent("Said so far"), TextEvent(" and more"), DoneEvent(FINAL))
+    client = db_app.test_client()
+    url, html = pending(client, "Stop me from elsewhere?")
+    stop_url = re.search(r'hx-post="(/ask/stop/[^"]+)"', html).group(1)
+    fields = dict(
+        re.findall(
+            r'<input type="hidden" name="(question|number|conversation|exchange)" value="([^"]*)"', html
+        )
+    )
+    response = client.get(url, buffered=False)
+    assert b"Said so far" in next(iter(response.response))
+    with monkeypatch.context() as patch:
+        patch.setattr(chat_answers, "LIVE", LiveAnswers())  # this "worker" streams nothing
+        stopped = client.post(stop_url, data=fields, headers=HX).get_data(as_text=True)
+    assert (
+        'class="exchange exchange-stopped" id="exchange-1"' in stopped
+        and "You stopped this answer." in stopped
+    )
+    assert "<fieldset>" in stopped
+    response.close()  # the page's stream closed with the swap; the streaming worker notices
+    assert answerer.closed.is_set()
+    page = client.get(page_url_of(client, html)).get_data(as_text=True)
+    stored = re.search(r'<article class="exchange exchange-stopped".*?</article>', page, re.S).group(0)
+    assert "Said so far" in stored and "You stopped this answer." in stored
+    # A stranger's stop of someone else's exchange changes nothing.
+    with db_app.app_context():
+        assert not chat_answers.stop_elsewhere("stranger", fields["conversation"], int(fields["exchange"]))

@@ -7,7 +7,7 @@ from flask import redirect, render_template, request, url_for
 from app.errors import AppError, BadRequest, Conflict
 from app.services import services
 from app.store.soft import DOWN
-from app.web.chat.asking import finish, model_memory, remember
+from app.web.chat.asking import finish, model_memory, remember, stop_elsewhere
 from app.web.chat.exchanges import ExchangeView
 from app.web.chat.live import LIVE, LiveAnswer
 from app.web.chat.page import controls_context
@@ -70,11 +70,15 @@ def stop(pending_id: str):
         )
         conversation_id = live.conversation_id
     else:
-        # Streaming in another worker (or ended): closing the page's stream ends it there, as interrupted.
+        # Streaming in another worker: the stored exchange is marked stopped here; the page's stream closes
+        # with this swap, and that worker keeps the partial answer, stopped, when it notices (stream.py).
+        exchange_id = request.form.get("exchange", type=int)
+        stop_elsewhere(owner, conversation_id, exchange_id)
         view = ExchangeView(
             request.form.get("number", 1, type=int),
             request.form.get("question", ""),
             status="stopped",
+            id=exchange_id,
             conversation_id=conversation_id,
         )
     if not is_htmx():

@@ -140,6 +140,32 @@ def finish(exchange_id: int | None, status: str, answer: Answer | None = None, t
     services().store.conversations.finish(exchange_id, outcome)
 
 
+def stop_elsewhere(owner: str | None, conversation_id: str | None, exchange_id: int | None) -> bool:
+    """Mark `owner`'s pending exchange stopped (its stream runs in another process); True if it was."""
+    if exchange_id is None or conversation_id is None:
+        return False
+    try:
+        found = transcript(owner, conversation_id)
+    except (StoreUnavailable, NotFound):
+        return False
+    if not any(record.id == exchange_id and record.status == "pending" for record in found.exchanges):
+        return False
+    finish(exchange_id, "stopped")
+    return True
+
+
+def ended_how(owner: str, conversation_id: str | None, exchange_id: int | None) -> str:
+    """How a stream the browser left ended: stopped if Stop reached another process, else interrupted."""
+    if exchange_id is None or conversation_id is None:
+        return "interrupted"
+    try:
+        found = transcript(owner, conversation_id)
+    except (StoreUnavailable, NotFound):
+        return "interrupted"
+    stopped = any(record.id == exchange_id and record.status == "stopped" for record in found.exchanges)
+    return "stopped" if stopped else "interrupted"
+
+
 def _maybe_purge() -> threading.Thread | None:
     """Delete what CONVERSATION_RETENTION_DAYS has passed, at most once an hour, off the request thread;
     the thread that does it, if one started."""

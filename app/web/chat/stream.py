@@ -9,7 +9,7 @@ from typing import Any
 from flask import render_template
 
 from app.assistant.base import Answer, AnswerEvent, Exchange
-from app.web.chat.asking import finish
+from app.web.chat.asking import ended_how, finish
 from app.web.chat.exchanges import ExchangeView
 from app.web.chat.live import LIVE, LiveAnswer
 from app.web.chat.tokens import commit_token
@@ -91,7 +91,8 @@ def tracked(events: Iterator[AnswerEvent], live: LiveAnswer) -> Iterator[AnswerE
     finally:
         LIVE.remove(live)
         if live.end("interrupted"):
-            finish(live.exchange_id, "interrupted", text=live.text)
+            how = ended_how(live.owner, live.conversation_id, live.exchange_id)
+            finish(live.exchange_id, how, text=live.text)
         close = getattr(events, "close", None)
         if close is not None:
             close()

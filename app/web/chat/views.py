@@ -86,6 +86,7 @@ def _pending(asked: Asked, pending_id: str):
         question=asked.question,
         number=asked.number,
         pending_id=pending_id,
+        exchange_id=asked.exchange_id,
         stream_url=url_for(".stream", pending_id=pending_id, c=asked.conversation_id, n=asked.number),
         **controls_context(True, asked.conversation_id),
     )
