@@ -185,8 +185,9 @@ def test_export_holds_every_exchange_and_source(db_app):
         )
         == 3
     )
-    # One answer alone, from its "Download as Markdown" link.
+    # One answer alone, from its "Download as Markdown" link; the whole from the page's export link.
     page = client.get(url).get_data(as_text=True)
+    assert f'href="{url}/export.md" download>Export as Markdown</a>' in page
     link = re.findall(r'href="(/c/[\w-]+/export\.md\?exchange=\d+)" download>Download as Markdown', page)
     assert len(link) == 3
     single = client.get(link[1]).get_data(as_text=True)
