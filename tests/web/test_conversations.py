@@ -269,3 +269,14 @@ def test_old_conversations_are_purged_on_an_ask_at_most_once_an_hour(db_app, mon
     first.join(timeout=30)
     assert client.get(old).status_code == 404
     assert client.get(page_url(client)).status_code == 200
+
+
+def test_every_new_form_needs_the_csrf_token(make_app):
+    app = make_app()  # CSRF on
+    scripted(app)
+    client = app.test_client()
+    client.get("/")
+    for url in ("/ask/stop/x", "/c/x/rename", "/c/x/delete", "/feedback/1"):
+        response = client.post(url, data={"vote": "up", "title": "t"})
+        assert response.status_code == 400
+        assert "This form has expired" in response.get_data(as_text=True)
