@@ -23,7 +23,7 @@ RUN pip install --no-cache-dir --no-deps -c constraints.txt .
 RUN useradd --create-home --uid 10001 app && mkdir -p /data/docs /data/instance && chown -R app /data
 USER app
 # The one-time ONNX export of the embedding model, in the image: workers start without torch.
-RUN python -m app.search.onnx_export
+RUN python -m app.search.embedding.export
 EXPOSE 8000
 # Migrate the database (waiting up to a minute for a database container to start; a database still down is
 # reported and answers are served regardless), sync the docs folder into the index (a file that fails to

@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml constraints.txt
 	# the package itself only needs some torch (through sentence-transformers).
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	# The one-time ONNX export of the embedding model, so serving processes never import torch.
-	$(BIN)/python -m app.search.onnx_export
+	$(BIN)/python -m app.search.embedding.export
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -63,9 +63,10 @@ test-fast: install
 bench: install postgres
 	$(BIN)/python -m bench
 
-# The labelled question set (eval/questions.yaml) over docs/: search hit@k and MRR, extractive answers.
+# Both labelled libraries (docs/ + eval/questions.yaml, eval/lectures/): search hit@k, MRR, extractive answers.
+# One library, or per-question JSON: make eval EVAL_ARGS="--library lectures --json out.json".
 eval: install
-	$(BIN)/python -m bench.evaluate
+	$(BIN)/python -m bench.evaluate $(EVAL_ARGS)
 
 lint: install
 	$(BIN)/ruff check app tests bench gunicorn.conf.py wsgi.py

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.assistant.tools import lesson_label
 from app.errors import AppError, BadRequest, NotFound, SyncBusy
+from app.insights.cli import eval_command
 from app.rules import MAX_PASSAGES, TERMINAL_SNIPPET_CHARS, snippet
 from app.search.models import FILE_STATUSES, FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
@@ -27,6 +28,8 @@ from app.store.cli import db_group
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar  # the type click.progressbar returns
 
+    from app.search.index import CourseIndex
+
 
 def register_cli(app: Flask) -> None:
     """Add the `index`, `search` and `ask` commands to the app's `flask` command group."""
@@ -34,6 +37,7 @@ def register_cli(app: Flask) -> None:
     app.cli.add_command(search_command)
     app.cli.add_command(ask_command)
     app.cli.add_command(db_group)
+    app.cli.add_command(eval_command)
 
 
 def _fail(error: AppError) -> NoReturn:
@@ -151,7 +155,7 @@ def search_command(query: str, course: str | None, lesson: int | None, k: int | 
         click.echo(f"   {snippet(passage.text, TERMINAL_SNIPPET_CHARS)}\n")
 
 
-def _search_batch(index: Any, lines: TextIO, out: TextIO) -> int:
+def _search_batch(index: CourseIndex, lines: TextIO, out: TextIO) -> int:
     """Answer each JSON line with one JSON line of results or an error; return the exit code."""
     failed = False
     for number, line in enumerate(lines, start=1):

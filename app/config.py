@@ -14,14 +14,13 @@ from limits.storage import SCHEMES as LIMIT_STORAGE_SCHEMES
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.library.state import StatePaths
 from app.rules import MAX_PASSAGES
 
 # A current Claude Sonnet id; older ids draw deprecation warnings from the SDK.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 # Names another dotenv file to read instead of `.env`; set but empty, no dotenv file is read (tests do this).
 ENV_FILE_VARIABLE = "COURSE_ASSISTANT_ENV_FILE"
-# The embedded database, in INSTANCE_PATH, when DATABASE_URL is unset.
-DATABASE_FILE = "assistant.sqlite3"
 DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgres://", "postgresql+psycopg://")
 
 
@@ -153,7 +152,7 @@ class Settings(BaseSettings):
             return (
                 f"postgresql+psycopg://{rest}" if scheme in ("postgresql", "postgres") else self.database_url
             )
-        return f"sqlite:///{(self.instance_path / DATABASE_FILE).resolve()}"
+        return f"sqlite:///{StatePaths(self.instance_path, self.state_dir).database.resolve()}"
 
     @property
     def max_upload_bytes(self) -> int:
@@ -169,7 +168,7 @@ class Settings(BaseSettings):
         """Return SECRET_KEY, generating one into instance/secret_key when unset."""
         if self.secret_key:
             return self.secret_key
-        key_file = self.instance_path / "secret_key"
+        key_file = StatePaths(self.instance_path, self.state_dir).secret_key
         try:
             return shared_token(key_file)
         except OSError as exc:  # a read-only or full disk at first start: one line, not a traceback

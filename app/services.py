@@ -5,11 +5,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from threading import Lock, RLock, Thread
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from flask import current_app
 
 from app.config import Settings
+
+if TYPE_CHECKING:  # the services themselves are imported on first use, so starting the app stays light
+    from app.assistant.service import Assistant
+    from app.library.jobs import SyncJobs
+    from app.library.sync import Indexer
+    from app.library.trash import Trash
+    from app.search.index import CourseIndex
+    from app.store.store import Store
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 WARM_UP_QUERY = "warm up"
@@ -26,7 +36,7 @@ class Services:
         self._warming_lock = Lock()
         self.warming: Thread | None = None
 
-    def _once(self, name: str, build: Callable[[], Any]) -> Any:
+    def _once(self, name: str, build: Callable[[], T]) -> T:
         """The service called `name`, built by `build` on first use; concurrent first uses build it once."""
         service = self._built.get(name)
         if service is None:
@@ -34,46 +44,46 @@ class Services:
                 service = self._built.get(name)
                 if service is None:
                     service = self._built[name] = build()
-        return service
+        return cast(T, service)
 
     @property
-    def index(self):
+    def index(self) -> CourseIndex:
         """The CourseIndex over ChromaDB."""
         from app.search.index import CourseIndex
 
         return self._once("index", lambda: CourseIndex(self.settings))
 
     @property
-    def indexer(self):
+    def indexer(self) -> Indexer:
         """The Indexer that syncs DOCS_DIR into the index."""
-        from app.search.sync import Indexer
+        from app.library.sync import Indexer
 
         return self._once("indexer", lambda: Indexer(self.settings, self.index))
 
     @property
-    def jobs(self):
+    def jobs(self) -> SyncJobs:
         """The background sync jobs, whose progress any worker can read."""
-        from app.search.jobs import SyncJobs
+        from app.library.jobs import SyncJobs
 
         # The indexer is looked up when a job starts, so building the jobs never opens the index.
         return self._once("jobs", lambda: SyncJobs(self.settings, lambda: self.indexer))
 
     @property
-    def trash(self):
+    def trash(self) -> Trash:
         """Removed course files, and putting them back."""
-        from app.search.trash import Trash
+        from app.library.trash import Trash
 
         return self._once("trash", lambda: Trash(self.settings, self.indexer))
 
     @property
-    def assistant(self):
+    def assistant(self) -> Assistant:
         """The Assistant that answers questions (Claude or extractive)."""
         from app.assistant.service import Assistant
 
         return self._once("assistant", lambda: Assistant(self.settings, self.index))
 
     @property
-    def store(self):
+    def store(self) -> Store:
         """The database: conversations, pending questions, feedback, question log, eval cases."""
         from app.store.store import Store
 
@@ -104,7 +114,7 @@ class Services:
 
 def services() -> Services:
     """The current app's services."""
-    return current_app.extensions["services"]
+    return cast(Services, current_app.extensions["services"])
 
 
 def settings() -> Settings:

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, parse_file
-from app.search.embeddings import get_embedder
-from app.search.index import DENSE_CANDIDATES, OVERFETCH, CourseIndex
-from app.search.sync import Indexer
+from app.library.sync import Indexer
+from app.search.embedding import get_embedder
+from app.search.index import CourseIndex
+from app.search.searcher import DENSE_CANDIDATES, OVERFETCH
 from bench.index_search import DOCS, bench_settings, latencies_ms, make_queries, p95, print_table, timed
 
 DEFAULT_SCALES = (1, 10, 50)
@@ -87,7 +88,9 @@ def measure(scale: int, courses: list[Course], root: Path) -> dict[str, float]:
             "meaning only": lambda query, course: dense.search(query),
             # ChromaDB's own unfiltered vector query for the same hits: the part that grows with the library
             # by nature, shown beside the whole search so the rest of its cost can be told apart.
-            "vector query": lambda query, course: index._query(embedder.embed_query(query), hits, None),
+            "vector query": lambda query, course: index.searcher.query(
+                embedder.embed_query(query), hits, None
+            ),
         },
         pairs,
     )

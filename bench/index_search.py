@@ -12,9 +12,9 @@ from app.config import Settings, load_settings
 from app.courses.chunking import chunk_course
 from app.courses.models import Chunk, Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, parse_file
-from app.search.embeddings import Embedder, get_embedder
+from app.library.sync import Indexer
+from app.search.embedding import Embedder, get_embedder
 from app.search.index import CourseIndex
-from app.search.sync import Indexer
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 QUERIES = 50

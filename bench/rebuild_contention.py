@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from app.courses.parsing import SUPPORTED_EXTENSIONS, parse_file
+from app.library.jobs import yield_to_requests
+from app.library.sync import Indexer
 from app.search.index import CourseIndex
-from app.search.jobs import yield_to_requests
-from app.search.sync import Indexer
 from bench.growth import write_library
 from bench.index_search import DOCS, bench_settings, p95, print_table
 

@@ -54,16 +54,14 @@ def make_config(tmp: Path, docs_dir: Path, **overrides) -> dict:
 @pytest.fixture(scope="session")
 def library(tmp_path_factory) -> Path:
     """The test courses, copied and indexed once per session; tests work on copies of this folder."""
-    from app import create_app
+    from tests.helpers import Library
 
     root = tmp_path_factory.mktemp("library")
-    docs = root / "docs"
-    shutil.copytree(TEST_COURSES, docs)
-    app = create_app(make_config(root, docs))
-    report = app.extensions["services"].indexer.sync()
-    assert not report.problems, report.problems
+    Library.indexed(root, TEST_COURSES)
     # The embedded database, migrated once; each app gets a copy, as `make run` would have migrated it.
-    store = app.extensions["services"].store
+    from app.store.store import Store
+
+    store = Store(f"sqlite:///{root / 'instance' / DATABASE_FILE}")
     store.upgrade()
     store.close()
     return root

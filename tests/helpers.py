@@ -1,8 +1,12 @@
-"""Build real PDF and DOCX course files for tests."""
+"""Test helpers: real PDF and DOCX course files, embedder doubles, and an indexed library."""
 
 from __future__ import annotations
 
+import hashlib
+import shutil
 from pathlib import Path
+
+import numpy as np
 
 
 def make_pdf(path: Path, text: str) -> Path:
@@ -35,3 +39,125 @@ def make_docx(path: Path, text: str) -> Path:
     path = Path(path)
     document.save(str(path))
     return path
+
+
+# -- embedders ----------------------------------------------------------------------------------------
+
+
+class CountingEmbedder:
+    """Wrap an embedder and count what it is asked to embed: every text, and documents alone."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.texts = 0  # queries and documents
+        self.documents = 0  # documents only
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the wrapped model is loaded."""
+        return self.inner.loaded
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Count, then embed."""
+        self.texts += len(texts)
+        self.documents += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str):
+        """Count, then embed."""
+        self.texts += 1
+        return self.inner.embed_query(text)
+
+    def vocabulary(self) -> frozenset[str]:
+        """The wrapped model's words."""
+        return self.inner.vocabulary()
+
+
+class FakeEmbedder:
+    """Deterministic vectors without a model, for tests that need vectors but not meaning.
+
+    Each word adds one to a dimension chosen by its hash, so equal texts get equal vectors and texts that
+    share words are closer; a text without words gets the first unit vector. The dimension differs from the
+    real model's (384) unless asked, as another embedding model's would.
+    """
+
+    loaded = True
+
+    def __init__(self, dimension: int = 8):
+        self.dimension = dimension
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One text's unit-length vector."""
+        vector = np.zeros(self.dimension, dtype=np.float32)
+        for word in text.lower().split():
+            vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
+        if not vector.any():
+            vector[0] = 1.0
+        vector /= np.linalg.norm(vector)
+        vector.flags.writeable = False
+        return vector
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One unit-length vector per text."""
+        return [self.embed_query(text).tolist() for text in texts]
+
+    def vocabulary(self) -> frozenset[str]:
+        """No words: a fake model knows none."""
+        return frozenset()
+
+
+# -- an indexed library -------------------------------------------------------------------------------
+
+
+def course_text(title: str, *lessons: str) -> str:
+    """A TXT course document with one lesson per text."""
+    lines = [f"Course Title: {title}", "Course Instructor: Test Person"]
+    for number, text in enumerate(lessons, start=1):
+        lines += [f"Lesson {number}: Part {number}", f"Lesson Link: https://example.com/{number}", text]
+    return "\n".join(lines) + "\n"
+
+
+def library_settings(root: Path, **overrides):
+    """Settings whose docs (root/docs), instance folder and index (root/instance) live under `root`."""
+    from app.config import load_settings
+
+    return load_settings({"docs_dir": root / "docs", "instance_path": root / "instance", **overrides})
+
+
+class Library:
+    """A docs folder, an index and an indexer under one folder: the one way tests build an indexed library."""
+
+    def __init__(self, root: Path, courses: Path | None = None, embedder=None, **overrides):
+        from app.library.sync import Indexer
+        from app.search.index import CourseIndex
+
+        self.docs = root / "docs"
+        if courses is not None:
+            shutil.copytree(courses, self.docs)
+        self.docs.mkdir(parents=True, exist_ok=True)
+        self.settings = library_settings(root, **overrides)
+        self.index = CourseIndex(self.settings, embedder=embedder)
+        self.indexer = Indexer(self.settings, self.index)
+
+    @classmethod
+    def indexed(cls, root: Path, courses: Path, **overrides) -> Library:
+        """A library of the given course files, synced once; fails when any file did not index."""
+        library = cls(root, courses, **overrides)
+        report = library.indexer.sync()
+        assert not report.problems, report.problems
+        return library
+
+    def write(self, name: str, title: str, *lessons: str) -> Path:
+        """Write a course file into the docs folder."""
+        path = self.docs / name
+        path.write_text(course_text(title, *lessons))
+        return path
+
+    @staticmethod
+    def statuses(report) -> dict[str, str]:
+        """File name -> status of a sync report."""
+        return {result.file: result.status for result in report.results}
+
+    def texts(self, query: str, course: str | None = None) -> list[str]:
+        """Texts of every passage the search returns."""
+        return [passage.text for passage in self.index.search(query, course=course, k=50)]

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from app.errors import ServiceUnavailable
-from app.search.embeddings import DEFAULT_PACKAGE, Embedder, get_embedder, resolve_model_path
+from app.search.embedding import DEFAULT_PACKAGE, get_embedder, resolve_model_path
+from app.search.embedding import SentenceEmbedder as Embedder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,8 +74,8 @@ def test_importing_the_app_does_not_load_the_model():
     # A gunicorn master that ran the model before forking would hang its workers.
     code = (
         "import sys\n"
-        "import app.search.index, app.search.sync\n"
-        "from app.search.embeddings import get_embedder\n"
+        "import app.search.index, app.library.sync\n"
+        "from app.search.embedding import get_embedder\n"
         "embedder = get_embedder()\n"
         "assert not embedder.loaded\n"
         "loaded = [m for m in ('torch', 'sentence_transformers') if m in sys.modules]\n"
@@ -138,7 +139,7 @@ def test_the_onnx_model_gives_the_torch_models_vectors(tmp_path):
 def test_a_process_that_embeds_never_imports_torch(tmp_path):
     code = (
         "import sys\n"
-        "from app.search.embeddings import get_embedder\n"
+        "from app.search.embedding import get_embedder\n"
         "embedder = get_embedder()\n"
         "vectors = embedder.embed_documents(['fixtures', 'vectors'])\n"
         "heavy = sorted(m for m in ('torch', 'sentence_transformers') if m in sys.modules)\n"

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from app.assistant.service import Assistant
+from app import create_app
 from app.courses.chunking import chunk_course
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, parse_file
-from app.search.index import CourseIndex
-from app.search.sync import Indexer
-from bench.evaluate import CONTENT_KINDS, Question, evaluate, flat, load_questions
-from bench.index_search import bench_settings
+from app.services import services
+from bench.eval_compare import changes
+from bench.eval_questions import contains, load_lectures
+from bench.eval_report import tally
+from bench.eval_scoring import Result, Run
+from bench.evaluate import CONTENT_KINDS, Question, app_config, evaluate, flat, load_questions
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 QUESTIONS = load_questions()
@@ -28,19 +31,24 @@ def library() -> dict[str, Course]:
 
 def test_the_set_has_every_kind_and_enough_questions():
     kinds = {question.kind for question in QUESTIONS}
-    assert kinds == {*CONTENT_KINDS, "outline", "no_coverage"}
+    assert kinds == {*CONTENT_KINDS, "outline", "no_coverage", "follow_up"}
     assert len(QUESTIONS) >= 60
     assert len({question.id for question in QUESTIONS}) == len(QUESTIONS)
     assert sum(question.kind == "no_coverage" for question in QUESTIONS) >= 6
 
 
-@pytest.mark.parametrize("question", [q for q in QUESTIONS if q.kind in CONTENT_KINDS], ids=lambda q: q.id)
+@pytest.mark.parametrize(
+    "question", [q for q in QUESTIONS if q.kind in (*CONTENT_KINDS, "follow_up")], ids=lambda q: q.id
+)
 def test_evidence_is_verbatim_in_one_chunk_of_the_gold_lesson(question: Question, library):
     expected = 2 if question.kind == "two_lesson" else 1
     assert len(question.gold) == expected
+    assert question.history or question.kind != "follow_up"
     for gold in question.gold:
         course = library[gold.course]
         lesson = next(lesson for lesson in course.lessons if lesson.number == gold.lesson)
+        if gold.evidence == lesson.title:
+            continue  # a follow-up asking for a lesson by number: its title is the evidence
         assert flat(gold.evidence) in flat(lesson.text)
         # Within one chunk, so a strict hit is possible whatever passage the search returns.
         texts = [chunk.text for chunk in chunk_course(course) if chunk.lesson_number == gold.lesson]
@@ -56,10 +64,10 @@ def test_outline_questions_name_a_course_and_what_to_expect(question: Question, 
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory):
     """The hybrid ranking and the extractive answers, scored over the whole set on docs/."""
-    settings = bench_settings(tmp_path_factory.mktemp("eval"), "eval")
-    index = CourseIndex(settings)
-    Indexer(settings, index).sync()
-    return evaluate(index, Assistant(settings, index), QUESTIONS, answers=True)
+    app = create_app(app_config(tmp_path_factory.mktemp("eval"), DOCS, hybrid=True))
+    with app.app_context():
+        services().indexer.sync()
+        return evaluate(services().index, services().assistant, QUESTIONS, answers=True)
 
 
 def test_search_keeps_its_floor_on_the_set(scored):
@@ -82,3 +90,46 @@ def test_extractive_answers_keep_their_floor_on_the_set(scored):
     assert no_coverage.count("ok") >= len(no_coverage) - 1
     # Comparisons are split and both halves quoted: most two-lesson answers quote both phrases.
     assert verdicts("two_lesson").count("ok") >= 4
+
+
+LECTURES = load_lectures()
+
+
+@pytest.fixture(scope="module")
+def lecture_library() -> dict[str, Course]:
+    """The lecture set's courses, parsed, by title."""
+    folder = Path(__file__).resolve().parent.parent / "eval" / "lectures" / "docs"
+    return {course.title: course for course in map(parse_file, sorted(folder.glob("*.txt")))}
+
+
+def test_the_lecture_set_loads_every_kind_with_its_counts():
+    kinds = Counter(question.kind for question in LECTURES)
+    assert kinds == {
+        "content": 60,
+        "outline": 9,
+        "two_lesson": 9,
+        "general": 5,
+        "no_coverage": 7,
+        "follow_up": 9,
+    }
+    assert len({question.id for question in LECTURES}) == len(LECTURES)
+    assert all(question.history for question in LECTURES if question.kind == "follow_up")
+
+
+def test_lecture_evidence_lies_in_one_chunk_of_its_gold_lesson(lecture_library):
+    for question in (q for q in LECTURES if q.gold):
+        for gold in question.gold:
+            course = lecture_library[gold.course]
+            lesson = next(lesson for lesson in course.lessons if lesson.number == gold.lesson)
+            texts = [chunk.text for chunk in chunk_course(course) if chunk.lesson_number == gold.lesson]
+            # A follow-up may ask for a lesson by number: its title is then the evidence.
+            if gold.evidence != lesson.title:
+                assert any(contains(text, gold.evidence, ignore_case=True) for text in texts), question.id
+
+
+def test_a_paired_comparison_counts_wins_losses_and_moves():
+    same = Result("content", True, strict=1)
+    before = Run({"a": Result("content", True, strict=3, verdict="ok"), "b": same})
+    after = Run({"a": Result("content", True, strict=1, verdict="miss"), "b": same})
+    assert changes(before, after) == ["    a (content): strict 3 -> 1, answer ok -> miss"]
+    assert tally([1.0, -0.5, 0.0, 0.0]) == ["1", "1", "2"]

@@ -320,22 +320,9 @@ def test_a_new_question_naming_its_own_course_is_not_a_follow_up(assistant):
     assert {source.course_title for source in follow.sources} == {PYTEST}
 
 
-class CountingEmbedder:
-    """The real embedder, counting the texts it embeds as documents."""
-
-    def __init__(self, embedder):
-        self.embedder = embedder
-        self.documents = 0
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.embedder.embed_query(text)
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.documents += len(texts)
-        return self.embedder.embed_documents(texts)
-
-
 def test_sentence_vectors_are_embedded_once_not_on_every_question(services):
+    from tests.helpers import CountingEmbedder
+
     counting = CountingEmbedder(services.index.embedder)
     answerer = ExtractiveAnswerer(services.assistant.toolbox, counting)
     first = answerer.answer("What is sentence-aware chunking?", [])

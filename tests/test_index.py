@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
 import socket
 from pathlib import Path
 
 import pytest
 
-from app.config import load_settings
 from app.courses.chunking import chunk_course
 from app.courses.parsing import parse_bytes
 from app.errors import CourseNotFound, LessonNotFound, ServiceUnavailable
+from app.search.ids import ChunkId
 from app.search.index import CourseIndex
-from app.search.sync import Indexer
+from tests.helpers import Library, library_settings
 
 TEST_COURSES = Path(__file__).resolve().parent / "data" / "courses"
 ALL_TITLES = (
@@ -21,9 +20,7 @@ ALL_TITLES = (
 )
 
 
-def settings_for(root: Path, **overrides):
-    """Settings whose docs, instance folder and index live under `root`."""
-    return load_settings({"docs_dir": root / "docs", "instance_path": root / "instance", **overrides})
+settings_for = library_settings
 
 
 def course_file(title: str, lessons: dict[int, str], name: str = "course.txt"):
@@ -50,13 +47,9 @@ def index_course(index: CourseIndex, course, size: int = 800):
 @pytest.fixture(scope="module")
 def library_index(tmp_path_factory) -> CourseIndex:
     """The three test courses, indexed once for the read-only tests of this module."""
-    root = tmp_path_factory.mktemp("index")
-    shutil.copytree(TEST_COURSES, root / "docs")
-    settings = settings_for(root)
-    index = CourseIndex(settings)
-    report = Indexer(settings, index).sync()
-    assert report.count("added") == 3, report
-    return index
+    library = Library.indexed(tmp_path_factory.mktemp("index"), TEST_COURSES)
+    assert len(library.index.courses()) == 3
+    return library.index
 
 
 @pytest.fixture
@@ -278,7 +271,7 @@ def test_a_crash_before_the_catalog_flip_keeps_the_old_version(index, monkeypatc
         raise RuntimeError("killed before the flip")
 
     with monkeypatch.context() as patch:
-        patch.setattr(index, "_flip_catalog", crash)
+        patch.setattr(index.writer, "_flip_catalog", crash)
         with pytest.raises(RuntimeError):
             index_course(index, course_file("Kitchen Basics", {1: ONIONS_V2}))
     # The new chunks are written but invisible: search sees exactly the old version.
@@ -292,7 +285,7 @@ def test_a_crash_before_the_catalog_flip_keeps_the_old_version(index, monkeypatc
 
 def test_a_crash_after_the_flip_shows_only_the_new_version(index, monkeypatch):
     index_course(index, course_file("Kitchen Basics", {1: ONIONS_V1}))
-    real_run = index._run
+    real_run = index.writer._run
 
     def crash_on_delete(name, operation, /, **kwargs):
         if operation == "delete":
@@ -300,7 +293,7 @@ def test_a_crash_after_the_flip_shows_only_the_new_version(index, monkeypatch):
         return real_run(name, operation, **kwargs)
 
     with monkeypatch.context() as patch:
-        patch.setattr(index, "_run", crash_on_delete)
+        patch.setattr(index.writer, "_run", crash_on_delete)
         with pytest.raises(RuntimeError):
             index_course(index, course_file("Kitchen Basics", {1: ONIONS_V2}))
     texts = [passage.text for passage in index.search("onions shallots", k=50)]
@@ -320,7 +313,9 @@ def test_leftover_chunks_crowding_the_top_never_shrink_a_library_search(index, m
         "Kitchen Basics", {n: f"Onions, onions and more onions, take {n}." for n in range(1, 21)}
     )
     with monkeypatch.context() as patch:
-        patch.setattr(index, "_flip_catalog", lambda *args: (_ for _ in ()).throw(RuntimeError("killed")))
+        patch.setattr(
+            index.writer, "_flip_catalog", lambda *args: (_ for _ in ()).throw(RuntimeError("killed"))
+        )
         with pytest.raises(RuntimeError):
             index_course(index, leftovers, size=200)
     hits = index.search("onions", k=5)
@@ -334,8 +329,8 @@ def test_a_course_search_ranks_by_meaning_exactly_as_the_store_does(library_inde
     vector = library_index.embedder.embed_query(query)
     for entry in library_index.catalog.entries():
         where = {"$and": [{"course_id": entry.record.id}, {"version": entry.version}]}
-        stored = library_index._query(vector, 50, where)
-        searched = library_index._search_course(entry, vector, 50, None)
+        stored = library_index.searcher.query(vector, 50, where)
+        searched = library_index.searcher.search_course(entry, vector, 50, None)
         assert [document for document, _, _ in searched] == [document for document, _, _ in stored]
         assert [d for _, _, d in searched] == pytest.approx([d for _, _, d in stored], abs=1e-3)
 
@@ -353,3 +348,13 @@ def test_resolved_names_are_remembered_until_the_catalog_changes(index):
     index_course(index, course_file("Garden Basics", {1: "Tomatoes need sun."}, "garden.txt"))
     assert index.catalog.memo("courses", count) == 2 and calls == [1, 2]
     assert index.resolve_course("garden").title == "Garden Basics"
+
+
+def test_a_chunk_id_is_the_chunk_and_its_course_version():
+    course = course_file("Kitchen Basics", {1: ONIONS_V1, 2: ONIONS_V2})
+    chunk = chunk_course(course, 800, 100)[-1]
+    chunk_id = ChunkId.of(chunk, "v1")
+    assert str(chunk_id) == f"{chunk.id}@v1" == "kitchen-basics:2:0@v1"
+    stored = {"course_id": "kitchen-basics", "lesson_number": 2, "chunk_index": 0, "version": "v1"}
+    assert ChunkId.from_metadata(stored) == chunk_id
+    assert chunk_id.place == ("kitchen-basics", 2, 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.search.store import STAMP_NAME
+from app.library.state import StatePaths
 from tests.servers import flask_command
 
 OLD_PHRASE = "sentence-aware chunking"
@@ -38,7 +38,7 @@ def test_writes_in_this_process_announce_themselves_without_reopening(app):
     store = index.store
     index.search("anything")
     client = store._client
-    stamp_file = app.extensions["services"].settings.state_dir / STAMP_NAME
+    stamp_file = StatePaths.of(app.extensions["services"].settings).index_stamp
     before = stamp_file.read_text() if stamp_file.exists() else ""
 
     index.remove_course("python-testing-with-pytest")
@@ -53,7 +53,7 @@ def test_a_stamp_from_another_writer_makes_the_next_call_reopen(app):
     store = index.store
     index.search("anything")
     client = store._client
-    (app.extensions["services"].settings.state_dir / STAMP_NAME).write_text("another-process")
+    StatePaths.of(app.extensions["services"].settings).index_stamp.write_text("another-process")
 
     assert index.search("hierarchical navigable small world")
     assert store._client is not client

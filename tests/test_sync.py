@@ -7,72 +7,21 @@ import signal
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
 from app.config import load_settings
 from app.courses.parsing import parse_bytes
 from app.errors import AppError, SyncBusy
-from app.search.embeddings import Embedder
-from app.search.index import CONTENT, CourseIndex
+from app.library.sync import Indexer
+from app.search.index import CourseIndex
 from app.search.models import SyncProgress
-from app.search.sync import Indexer
+from app.search.store import CONTENT
+from tests.helpers import CountingEmbedder, FakeEmbedder, Library, course_text
 
 ONIONS = "Caramelized onions need forty minutes of patience over low heat."
 SHALLOTS = "Pickled shallots bring sharp acidity to a rich braise."
 TOMATOES = "Tomato seedlings want full sun and deep watering."
-
-
-class CountingEmbedder:
-    """Wrap the real embedder and count how many texts it is asked to embed."""
-
-    def __init__(self, inner: Embedder):
-        self.inner = inner
-        self.texts = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Count, then embed."""
-        self.texts += len(texts)
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        """Count, then embed."""
-        self.texts += 1
-        return self.inner.embed_query(text)
-
-
-def course_text(title: str, *lessons: str) -> str:
-    """A TXT course document with one lesson per text."""
-    lines = [f"Course Title: {title}", "Course Instructor: Test Person"]
-    for number, text in enumerate(lessons, start=1):
-        lines += [f"Lesson {number}: Part {number}", f"Lesson Link: https://example.com/{number}", text]
-    return "\n".join(lines) + "\n"
-
-
-class Library:
-    """A docs folder, an index and an indexer under one temp folder."""
-
-    def __init__(self, root: Path):
-        self.docs = root / "docs"
-        self.docs.mkdir()
-        self.settings = load_settings({"docs_dir": self.docs, "instance_path": root / "instance"})
-        self.index = CourseIndex(self.settings)
-        self.indexer = Indexer(self.settings, self.index)
-
-    def write(self, name: str, title: str, *lessons: str) -> Path:
-        """Write a course file into the docs folder."""
-        path = self.docs / name
-        path.write_text(course_text(title, *lessons))
-        return path
-
-    def statuses(self, report) -> dict[str, str]:
-        """File name -> status of a report."""
-        return {result.file: result.status for result in report.results}
-
-    def texts(self, query: str, course: str | None = None) -> list[str]:
-        """Texts of every passage the search returns."""
-        return [passage.text for passage in self.index.search(query, course=course, k=50)]
 
 
 @pytest.fixture
@@ -177,23 +126,11 @@ def test_a_retitled_file_replaces_its_old_course(lib):
 
 def stored_chunks(index: CourseIndex) -> list[tuple[str, str, str]]:
     """Every chunk in the content collection as (course id, version, text)."""
-    result = index._run(CONTENT, "get", include=["metadatas", "documents"])
+    result = index.store.run(CONTENT, "get", include=["metadatas", "documents"])
     return [
         (metadata["course_id"], metadata["version"], text)
         for metadata, text in zip(result["metadatas"], result["documents"], strict=True)
     ]
-
-
-class FlatEmbedder:
-    """Vectors of 8 dimensions, as a different embedding model would make."""
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """One fixed unit vector per text."""
-        return [[1.0] + [0.0] * 7 for _ in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        """The same fixed unit vector."""
-        return [1.0] + [0.0] * 7
 
 
 def test_rebuild_writes_every_course_again_under_a_new_version(lib):
@@ -292,7 +229,7 @@ def test_rebuild_with_a_new_chunk_size_replaces_every_chunk(lib, tmp_path):
 
 
 def test_rebuild_after_a_change_of_vector_size_starts_from_an_empty_index(lib):
-    other_model = CourseIndex(lib.settings, embedder=FlatEmbedder())
+    other_model = CourseIndex(lib.settings, embedder=FakeEmbedder(dimension=8))
     Indexer(lib.settings, other_model).sync()
     assert lib.index.stored_dimension() == 8
     report = lib.indexer.sync(rebuild=True)
@@ -337,7 +274,7 @@ def test_progress_is_reported_before_and_after_each_file(lib):
 
 
 def test_a_large_file_reports_its_chunks_as_they_are_written(lib, monkeypatch):
-    monkeypatch.setattr("app.search.index.WRITE_BATCH", 2)
+    monkeypatch.setattr("app.search.writer.WRITE_BATCH", 2)
     lib.write("kitchen.txt", "Kitchen Basics", *[f"{ONIONS} Step {number}." for number in range(5)])
     events: list[SyncProgress] = []
     lib.indexer.sync(progress=events.append)
@@ -354,7 +291,7 @@ def test_a_sync_that_dies_mid_course_leaves_the_old_version_and_the_next_sync_fi
         raise KeyboardInterrupt("killed between writing the chunks and flipping the catalog")
 
     with monkeypatch.context() as patch:
-        patch.setattr(lib.index, "_flip_catalog", killed)
+        patch.setattr(lib.index.writer, "_flip_catalog", killed)
         with pytest.raises(KeyboardInterrupt):
             lib.indexer.sync()
     assert lib.texts("onions shallots", course="Kitchen Basics") == [ONIONS]
@@ -459,10 +396,11 @@ KILL_AFTER_FLIP = """
 import os, signal, sys
 from app.config import load_settings
 from app.search.index import CourseIndex
-from app.search.sync import Indexer
+from app.search.writer import IndexWriter
+from app.library.sync import Indexer
 
 docs, instance, victim = sys.argv[1:4]
-flip = CourseIndex._flip_catalog
+flip = IndexWriter._flip_catalog
 
 def flip_then_die(self, course, version, chunk_count):
     record = flip(self, course, version, chunk_count)
@@ -470,7 +408,7 @@ def flip_then_die(self, course, version, chunk_count):
         os.kill(os.getpid(), signal.SIGKILL)
     return record
 
-CourseIndex._flip_catalog = flip_then_die
+IndexWriter._flip_catalog = flip_then_die
 settings = load_settings({"docs_dir": docs, "instance_path": instance})
 Indexer(settings, CourseIndex(settings)).sync()
 """

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 
 class Source(BaseModel):
@@ -83,16 +83,4 @@ class Answerer(Protocol):
 
     def stream(self, question: str, history: list[Exchange]) -> Iterator[AnswerEvent]:
         """Answer as events: status lines, text pieces, then the finished Answer."""
-        ...
-
-
-class TextEmbedder(Protocol):
-    """The part of the embedding model the assistant uses: unit vectors for a question and for sentences."""
-
-    def embed_query(self, text: str) -> Sequence[float] | np.ndarray:
-        """One question's vector."""
-        ...
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """The vectors of several texts, in order."""
         ...

@@ -10,7 +10,7 @@ from app.assistant.extractive import ExtractiveAnswerer
 from app.assistant.tools import ToolBox
 from app.config import Settings
 from app.rules import checked_question, recent
-from app.search.embeddings import get_embedder
+from app.search.embedding import get_embedder
 
 if TYPE_CHECKING:
     from app.search.index import CourseIndex

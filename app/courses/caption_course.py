@@ -25,7 +25,7 @@ from pathlib import Path
 
 from app.courses.captions import caption_sentences
 from app.courses.models import Course, Lesson
-from app.courses.parsing import ParseError, content_hash, decode_text, title_from_filename
+from app.courses.parsing import ParseError, content_hash, decode_text, parse_file, title_from_filename
 
 HEADER_NAME = "course.txt"
 CAPTION_FILE_TYPES = (".vtt", ".srt")
@@ -68,11 +68,7 @@ def parse_caption_course(path: Path) -> Course:
     path = Path(path)
     if path.is_dir():
         return _parse_folder(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ParseError(path.name, f"cannot read the file ({exc.strerror or exc})") from exc
-    return parse_caption_bytes(data, path.name)
+    return parse_file(path)  # a file: read as every format is, which hands captions back to this module
 
 
 def parse_caption_bytes(data: bytes, filename: str) -> Course:

@@ -1,6 +1,6 @@
 """Read course documents (TXT, PDF, DOCX; captions via `app.courses.caption_course`) into a `Course`.
 
-Text format (design §4)::
+Text format (README, "Course documents")::
 
     Course Title: <title>          (optional; else the title comes from the file name)
     Course Link: <url>             (optional)

@@ -10,14 +10,27 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-# A search hit: the chunk's text, its metadata and its cosine distance to the query.
-Hit = tuple[str, dict[str, Any], float]
+from app.search.ids import ChunkId
+
 # Courses kept in memory per process: ~125 chunks x 384 floats is ~190 KB a course.
 CACHED_COURSES = 64
+
+
+class Hit(NamedTuple):
+    """A search hit: the chunk's text, its metadata and its cosine distance to the query."""
+
+    document: str
+    metadata: dict[str, Any]
+    distance: float
+
+    @property
+    def chunk(self) -> ChunkId:
+        """The id of the chunk hit."""
+        return ChunkId.from_metadata(self.metadata)
 
 
 @dataclass(frozen=True)
@@ -40,21 +53,27 @@ class CourseChunks:
         vector = np.asarray(query, dtype=np.float32)
         similarity = self.vectors[rows] @ (vector / (np.linalg.norm(vector) or 1.0))
         best = np.argsort(-similarity, kind="stable")[:k]
-        return [(self.documents[rows[i]], self.metadatas[rows[i]], float(1.0 - similarity[i])) for i in best]
+        return [
+            Hit(self.documents[rows[i]], self.metadatas[rows[i]], float(1.0 - similarity[i])) for i in best
+        ]
 
 
 class CourseVectors:
-    """A bounded, thread-safe cache of CourseChunks by (course id, version), loaded on first use."""
+    """A bounded, thread-safe cache of CourseChunks by course version, loaded on first use.
+
+    Keyed by the catalog's chunk count too: a version's chunks never change once it is live, and the count
+    keeps a course apart from a write of the same version that a crash cut short.
+    """
 
     def __init__(self, load: Callable[[str, str], CourseChunks], size: int = CACHED_COURSES):
         self._load = load
         self._size = size
-        self._cache: OrderedDict[tuple[str, str], CourseChunks] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str, int], CourseChunks] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, course_id: str, version: str) -> CourseChunks:
+    def get(self, course_id: str, version: str, chunk_count: int) -> CourseChunks:
         """The chunks of a course version (a version's chunks never change: the key keeps them fresh)."""
-        key = (course_id, version)
+        key = (course_id, version, chunk_count)
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)

@@ -21,14 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from app.search.catalog import CatalogSnapshot
+from app.search.ids import ChunkKey
 from app.search.names import FUNCTION_WORDS, stem, tokens
 from app.search.spelling import Speller
 
 # Okapi BM25's usual constants: term-frequency saturation and length normalisation.
 K1 = 1.2
 B = 0.75
-# A chunk's key within its course version: (lesson number, chunk index).
-ChunkKey = tuple[int, int]
 
 
 def lexical_terms(text: str) -> list[str]:
@@ -80,6 +80,11 @@ class LexicalHit:
     version: str
     key: ChunkKey
     score: float
+
+    @property
+    def place(self) -> tuple[str, int, int]:
+        """The chunk within the live library: (course id, lesson number, chunk index)."""
+        return (self.course_id, *self.key)
 
 
 class LibraryView:
@@ -175,16 +180,16 @@ class LexicalIndex:
         self._lock = threading.Lock()
         self._courses: dict[str, tuple[str, CourseTerms]] = {}  # course id -> (version, terms)
         self._frequencies: Counter[str] = Counter()
-        self._followed: dict[str, str] | None = None
+        self._followed: int | None = None  # the stamp of the catalog snapshot the view holds
         self._loading = False
         self._view = LibraryView([], self._frequencies)
 
     def ranked(
-        self, query: str, library: dict[str, str], scope: Iterable[str], lesson: int | None, limit: int
+        self, query: str, library: CatalogSnapshot, scope: Iterable[str], lesson: int | None, limit: int
     ) -> list[LexicalHit]:
         """Up to `limit` chunks of the `scope` courses sharing a word with the query, best first.
 
-        `library` maps every catalog course to its live version: the statistics are the whole library's,
+        `library` is the catalog with every course's live version: the statistics are the whole library's,
         whatever the scope, so a score means the same in a course search as in a library search.
         """
         terms = set(lexical_terms(query))
@@ -201,7 +206,7 @@ class LexicalIndex:
         best = best[np.argsort(-scores[best], kind="stable")]
         return [view.hit(int(row), float(scores[row])) for row in best]
 
-    def corrected(self, text: str, library: dict[str, str], dictionary: frozenset[str]) -> str:
+    def corrected(self, text: str, library: CatalogSnapshot, dictionary: frozenset[str]) -> str:
         """The text with misspelled words corrected towards the words of the `library` courses.
 
         Words of `dictionary` are real words, left as they are even when the library lacks them.
@@ -217,15 +222,18 @@ class LexicalIndex:
             self._followed = None
             self._view = LibraryView([], self._frequencies)
 
-    def _follow(self, live: dict[str, str]) -> LibraryView:
-        """The view of exactly the given course versions, loading what changed and dropping what is gone.
+    def _follow(self, library: CatalogSnapshot) -> LibraryView:
+        """The view of exactly the snapshot's course versions, loading what changed and dropping what is gone.
+
+        A snapshot the view already follows (the same stamp) costs nothing: the common case.
 
         The store is read outside the lock: while one search reads a changed course, the others go on with
         the current view (a course version behind at most, and CourseIndex never returns a chunk of a version
         that is not live) instead of queueing behind a read that a running sync slows down.
         """
+        live = library.versions
         with self._lock:
-            if live is self._followed or self._loading:  # the common case: the same catalog as before
+            if library.stamp == self._followed or self._loading:  # the common case: the same catalog
                 return self._view
             self._loading = True
             held = {course_id: version for course_id, (version, _) in self._courses.items()}
@@ -253,7 +261,7 @@ class LexicalIndex:
                 courses = [(course_id, *self._courses[course_id]) for course_id in sorted(self._courses)]
                 # A new view each change: a search still scoring the old one keeps a consistent library.
                 self._view = LibraryView(courses, +self._frequencies)
-            self._followed, self._loading = live, False
+            self._followed, self._loading = library.stamp, False
             return self._view
 
     def _add(self, course_id: str, version: str, course: CourseTerms) -> None:

@@ -27,11 +27,14 @@ from chromadb.errors import ChromaError, NotFoundError
 from app.config import Settings
 from app.errors import AppError, ServiceUnavailable
 from app.files import write_atomically
+from app.library.state import StatePaths
 
+# The index's two collections: one record per course, one per chunk of each course version.
+CATALOG = "course_catalog"
+CONTENT = "course_content"
 # Chroma 1.x takes the distance in the collection configuration; "hnsw:space" metadata is the legacy form.
 COLLECTION_CONFIG = {"hnsw": {"space": "cosine"}}
 WRITES = frozenset({"add", "upsert", "update", "delete"})
-STAMP_NAME = "index.stamp"
 # A ChromaDB server's change stamp: one record in a collection of its own (its 1-d vector is a placeholder,
 # non-zero because cosine distance divides by the norm).
 STATE_COLLECTION = "index_state"
@@ -149,7 +152,7 @@ class ChromaStore:
     @property
     def _stamp_path(self) -> Path:
         """The stamp file that every write replaces, beside the index."""
-        return self.settings.state_dir / STAMP_NAME
+        return StatePaths.of(self.settings).index_stamp
 
     def _read_stamp(self) -> str:
         """The last writer's stamp ('' before the first write)."""

@@ -163,6 +163,9 @@ def test_posts_without_csrf_token_are_refused(admin, docs_dir, tmp_path):
         ("/admin/courses/vector-databases-from-scratch/delete", {}),
         ("/admin/upload", upload),
         ("/admin/trash/20260101T000000Z-kites.txt/restore", {}),
+        ("/admin/insights/purge", {"confirm": "yes"}),
+        ("/admin/playground/cases", {"question": "q", "gold": "1:Kites"}),
+        ("/admin/playground/cases/1/delete", {}),
         ("/admin/logout", {}),
     ):
         response = admin.client.post(url, data=data, content_type="multipart/form-data")
@@ -190,6 +193,9 @@ def test_every_state_changing_admin_route_is_covered_by_the_csrf_test(admin):
         "/admin/rebuild",
         "/admin/courses/<course_id>/delete",
         "/admin/trash/<entry>/restore",
+        "/admin/insights/purge",
+        "/admin/playground/cases",
+        "/admin/playground/cases/<int:case_id>/delete",
     }
 
 

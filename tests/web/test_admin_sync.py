@@ -13,7 +13,8 @@ from pathlib import Path
 import flask
 import pytest
 
-from app.search.jobs import JOB_FILE, SyncJobs
+from app.library.jobs import SyncJobs
+from app.library.state import StatePaths
 from app.search.models import SyncJob
 from tests.conftest import ROOT
 from tests.web.admin_helpers import HX, JOB_TIMEOUT, PASSWORD, Admin, course_titles, search_texts
@@ -210,8 +211,8 @@ def test_removing_during_a_sync_is_refused(admin, docs_dir):
 def test_a_job_whose_process_died_is_reported_interrupted_and_a_new_one_starts(admin):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    state_dir = admin.app.extensions["services"].settings.state_dir
-    (state_dir / JOB_FILE).write_text(
+    job_file = StatePaths.of(admin.app.extensions["services"].settings).job_file
+    job_file.write_text(
         json.dumps(
             {
                 "id": "old",
@@ -243,10 +244,10 @@ def test_a_job_whose_process_died_is_reported_interrupted_and_a_new_one_starts(a
 KILLABLE_SYNC = """
 import threading
 from app import create_app
-from app.search.index import CourseIndex
+from app.search.writer import IndexWriter
 
 flips = []
-original = CourseIndex._flip_catalog
+original = IndexWriter._flip_catalog
 
 def flip(self, course, version, chunk_count):
     # Stop for good between writing the second course's new chunks and making them live: the worst moment.
@@ -256,7 +257,7 @@ def flip(self, course, version, chunk_count):
         threading.Event().wait()
     return original(self, course, version, chunk_count)
 
-CourseIndex._flip_catalog = flip
+IndexWriter._flip_catalog = flip
 jobs = create_app().extensions["services"].jobs
 print("STARTED", jobs.start().id, flush=True)
 jobs.wait()
@@ -292,7 +293,7 @@ def test_a_sync_killed_half_way_leaves_every_course_searchable_and_the_next_sync
     try:
         lines = [child.stdout.readline() for _ in range(2)]
         assert lines[0].startswith("STARTED") and lines[1].startswith("BLOCKED"), lines
-        job = json.loads((tmp_path / "instance" / JOB_FILE).read_text())
+        job = json.loads(StatePaths(tmp_path / "instance", tmp_path / "instance").job_file.read_text())
         assert job["state"] == "running" and job["done"] >= 1 and job["pid"] == child.pid
     finally:
         child.send_signal(signal.SIGKILL)

@@ -174,7 +174,7 @@ def test_a_full_width_name_never_replaces_the_course_file_it_normalizes_to(admin
 
 
 def test_a_full_disk_saves_no_file_of_the_batch_and_starts_no_sync(admin, docs_dir, monkeypatch):
-    from app.web import uploads
+    from app.library import uploads
 
     before = docs_snapshot(docs_dir)
     staged: list = []

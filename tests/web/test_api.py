@@ -185,7 +185,7 @@ def test_health_and_readiness(client):
 
 
 def test_a_cold_worker_is_not_ready_until_it_has_warmed_up(make_app, monkeypatch):
-    from app.search import embeddings
+    from app.search.embedding import model as embeddings
 
     # A process that has not loaded the model yet: a fresh embedder, as in a new gunicorn worker.
     monkeypatch.setattr(embeddings, "_embedders", {})

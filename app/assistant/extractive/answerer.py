@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange, TextEmbedder
+from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.intent import Plan, understand
 from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, lead, more
 from app.assistant.extractive.render import (
@@ -23,12 +23,13 @@ from app.assistant.extractive.render import (
 )
 from app.assistant.extractive.retrieve import course_outline, search, search_query
 from app.assistant.tools import ToolBox
+from app.search.embedding.protocol import Embedder
 
 
 class ExtractiveAnswerer:
     """Answer from the course materials alone: pick a tool from the question, quote the best sentences."""
 
-    def __init__(self, toolbox: ToolBox, embedder: TextEmbedder):
+    def __init__(self, toolbox: ToolBox, embedder: Embedder):
         self.toolbox = toolbox
         self.index = toolbox.index
         self.scorer = SentenceScorer(embedder)

@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.assistant.extractive.mentions import mentioned_course
 from app.errors import CourseNotFound
 from app.search.models import CourseRecord
 from app.search.names import STOPWORDS, content_words, tokens
@@ -86,7 +85,7 @@ def find_course(question: str, index: CourseIndex) -> CourseRef:
             # "the best course" says nothing about the topic; "the base class" or a quote may well.
             if "course" in match.group(0).lower() and not missed:
                 missed = match.group(0)
-    mentioned = mentioned_course(question, index.courses())
+    mentioned = index.course_mentioned(question)
     if mentioned is not None:
         return CourseRef(*mentioned)
     return CourseRef(note=note, named_by=missed)

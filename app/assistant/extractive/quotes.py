@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.assistant.base import TextEmbedder
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.courses.chunking import split_sentences
+from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import content_words, stem, tokens
 
@@ -80,7 +80,7 @@ class SentenceVectors:
     Kept as float32 arrays: a full cache is 8 MB, where lists of Python floats would take 60 MB.
     """
 
-    def __init__(self, embedder: TextEmbedder, size: int = SENTENCE_CACHE_SIZE):
+    def __init__(self, embedder: Embedder, size: int = SENTENCE_CACHE_SIZE):
         self.embedder = embedder
         self.size = size
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -107,7 +107,7 @@ class SentenceVectors:
 class SentenceScorer:
     """Scores the sentences of passages against a topic; keeps their vectors between questions."""
 
-    def __init__(self, embedder: TextEmbedder):
+    def __init__(self, embedder: Embedder):
         self.embedder = embedder
         self.vectors = SentenceVectors(embedder)
 

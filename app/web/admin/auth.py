@@ -18,15 +18,14 @@ from flask import current_app, session
 
 from app.config import shared_token
 from app.files import write_atomically
+from app.library.state import StatePaths
 from app.services import settings
 from app.web.session import ADMIN_KEY, CSRF_KEY
-
-GENERATION_FILE = "admin_session_generation"
 
 
 def _generation_file() -> Path:
     """The file holding the current session generation."""
-    return settings().instance_path / GENERATION_FILE
+    return StatePaths.of(settings()).admin_session_generation
 
 
 def _proof() -> str:

@@ -10,7 +10,7 @@ from flask.typing import ResponseReturnValue
 
 from app.courses.parsing import SUPPORTED_EXTENSIONS
 from app.errors import BadRequest, NotFound
-from app.search.jobs import SyncJobs
+from app.library.jobs import SyncJobs
 from app.search.models import SyncJob
 from app.services import services, settings
 from app.web.admin.access import bp

@@ -11,24 +11,20 @@ import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from app.config import Settings
 from app.errors import SyncBusy
 from app.files import held_elsewhere, locked, write_atomically
+from app.library.state import StatePaths
 from app.memory import release_free_memory
 from app.search.models import FileResult, SyncJob, SyncProgress, SyncReport
 
-JOB_FILE = "sync_job.json"
-LAST_FILE = "sync_last.json"
-LOCK_FILE = "sync_job.lock"
-# Held for a moment around "take the job lock and record the job" and around reading the job, so nobody
-# reads between those two steps (a loser would find no running job, a prober would steal the lock).
-START_LOCK_FILE = "sync_job.start.lock"
-# Written when files change while a job runs; the job then makes another pass so they are not missed.
-RERUN_FILE = "sync_job.rerun"
+if TYPE_CHECKING:
+    from app.library.sync import Indexer
+
 # How much lower than the request threads a background sync runs (Unix niceness: 0 to 19).
 SYNC_NICENESS = 10
 
@@ -74,15 +70,15 @@ def _pid_alive(pid: int) -> bool:
 class SyncJobs:
     """Start a sync in a background thread unless one runs anywhere, and report its progress."""
 
-    def __init__(self, settings: Settings, indexer: Callable[[], Any]):
+    def __init__(self, settings: Settings, indexer: Callable[[], Indexer]):
         self.settings = settings
         self._indexer = indexer
         self._thread: threading.Thread | None = None
 
     @property
-    def _dir(self) -> Path:
-        """The folder beside the index that holds the job's files."""
-        return Path(self.settings.state_dir)
+    def _paths(self) -> StatePaths:
+        """The job's files and locks, beside the index."""
+        return StatePaths.of(self.settings)
 
     def start(self, rebuild: bool = False, files_changed: bool = False) -> SyncJob:
         """Start a job and return its status; when one is running, return that one instead.
@@ -90,19 +86,21 @@ class SyncJobs:
         `files_changed` says DOCS_DIR was just changed: a running job then makes one more pass.
         """
         if files_changed:
-            (self._dir / RERUN_FILE).parent.mkdir(parents=True, exist_ok=True)
-            (self._dir / RERUN_FILE).touch()
+            self._paths.rerun_marker.parent.mkdir(parents=True, exist_ok=True)
+            self._paths.rerun_marker.touch()
         lock = contextlib.ExitStack()
+        # The start lock is held around "take the job lock and record the job" and around reading the job, so
+        # nobody reads between those two steps (a loser would find no running job, a prober would steal it).
         with self._starting():
             try:
                 # Held by the job thread for the job's whole life; the stack releases it when the job ends.
-                lock.enter_context(locked(self._dir / LOCK_FILE, wait=False))
+                lock.enter_context(locked(self._paths.job_lock, wait=False))
             except BlockingIOError:
                 running = self._read_status() or self._new_job(rebuild)  # held, job file not yet readable
                 return running.model_copy(update={"already_running": True})
             job = self._new_job(rebuild)
             # Written before the thread starts and before we answer, so the first poll already sees the job.
-            write_job(self._dir / JOB_FILE, job)
+            write_job(self._paths.job_file, job)
         answer = job.model_copy(deep=True)
         thread = threading.Thread(target=self._run, args=(job, lock), name=f"sync-job-{job.id}", daemon=True)
         self._thread = thread
@@ -112,7 +110,7 @@ class SyncJobs:
     @contextlib.contextmanager
     def _starting(self) -> Iterator[None]:
         """Hold the short start lock (blocking; it is only ever held for a file write or read)."""
-        with locked(self._dir / START_LOCK_FILE):
+        with locked(self._paths.job_start_lock):
             yield
 
     @staticmethod
@@ -134,7 +132,7 @@ class SyncJobs:
             lock.close()
             release_free_memory()  # a sync's batches and documents are garbage now; serving goes on
         # Files changed after our last check but before the release: their starter may have found us busy.
-        if (self._dir / RERUN_FILE).exists():
+        if self._paths.rerun_marker.exists():
             self.start(files_changed=True)
 
     def _run_passes(self, job: SyncJob) -> None:
@@ -142,11 +140,11 @@ class SyncJobs:
         results: dict[str, FileResult] = {}
         rebuild = job.rebuild
         while True:
-            (self._dir / RERUN_FILE).unlink(missing_ok=True)
+            self._paths.rerun_marker.unlink(missing_ok=True)
             report = self._pass(job, results, rebuild)
             job.seconds = round((job.seconds or 0) + report.seconds, 2)
             rebuild = False
-            if not (self._dir / RERUN_FILE).exists():
+            if not self._paths.rerun_marker.exists():
                 return
 
     def _record_end(self, job: SyncJob) -> None:
@@ -154,8 +152,8 @@ class SyncJobs:
         job.current_file = job.note = None
         job.chunks_done = job.chunks_total = 0
         job.finished_at = _now()
-        write_job(self._dir / JOB_FILE, job)
-        write_job(self._dir / LAST_FILE, job)
+        write_job(self._paths.job_file, job)
+        write_job(self._paths.last_job_file, job)
 
     def _pass(self, job: SyncJob, results: dict[str, FileResult], rebuild: bool) -> SyncReport:
         """One indexer sync, reporting each progress event to the job file."""
@@ -166,7 +164,7 @@ class SyncJobs:
         except SyncBusy:
             # The index's writer lock is held outside this job (e.g. `flask index`): wait for it, visibly.
             job.note = "Waiting for another sync of the index (for example `flask index`) to finish."
-            write_job(self._dir / JOB_FILE, job)
+            write_job(self._paths.job_file, job)
             report = indexer.sync(rebuild=rebuild, progress=progress, wait=True)
         for result in report.results:
             self._merge(results, result)
@@ -181,7 +179,7 @@ class SyncJobs:
         if event.result is not None:
             self._merge(results, event.result)
             self._publish(job, results)
-        write_job(self._dir / JOB_FILE, job)
+        write_job(self._paths.job_file, job)
 
     @staticmethod
     def _publish(job: SyncJob, results: dict[str, FileResult]) -> None:
@@ -203,7 +201,7 @@ class SyncJobs:
 
     def _read_status(self) -> SyncJob | None:
         """The job file, judged for staleness (call with the start lock held)."""
-        job = read_job(self._dir / JOB_FILE)
+        job = read_job(self._paths.job_file)
         if job is not None and job.running and self._owner_gone(job):
             job.state = "interrupted"
             job.current_file = None
@@ -216,11 +214,11 @@ class SyncJobs:
             return True
         if job.pid == os.getpid() and self._thread is not None and self._thread.is_alive():
             return False
-        return not held_elsewhere(self._dir / LOCK_FILE)
+        return not held_elsewhere(self._paths.job_lock)
 
     def last(self) -> SyncJob | None:
         """The last finished job (done or failed), kept for the admin page."""
-        return read_job(self._dir / LAST_FILE)
+        return read_job(self._paths.last_job_file)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for this process's job thread to end (a hook for tests and the CLI); True when it ended."""

@@ -15,14 +15,13 @@ from app.config import Settings
 from app.courses.chunking import chunk_course
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
-from app.errors import AppError, SyncBusy
+from app.errors import Conflict, SyncBusy
 from app.files import locked
+from app.library.state import StatePaths
 from app.search.index import CourseIndex
 from app.search.models import CourseRecord, FileResult, FileStatus, SyncProgress, SyncReport
 
 Progress = Callable[[SyncProgress], None]
-LOCK_NAME = "sync.lock"
-REBUILD_MARKER = "rebuild.pending"
 
 
 @dataclass
@@ -48,7 +47,7 @@ class Indexer:
     @property
     def lock_path(self) -> Path:
         """The writer lock file, beside the index."""
-        return self.settings.state_dir / LOCK_NAME
+        return StatePaths.of(self.settings).sync_lock
 
     def supported_files(self) -> list[Path]:
         """Course documents in DOCS_DIR, sorted by name; hidden files and other types (README.md) skipped."""
@@ -83,7 +82,7 @@ class Indexer:
     @property
     def rebuild_marker(self) -> Path:
         """The file that says a rebuild is under way, holding its generation, beside the writer lock."""
-        return self.settings.state_dir / REBUILD_MARKER
+        return StatePaths.of(self.settings).rebuild_marker
 
     def sync(self, rebuild: bool = False, progress: Progress | None = None, wait: bool = True) -> SyncReport:
         """Index new and changed files, skip unchanged ones, remove courses whose file is gone.
@@ -247,10 +246,9 @@ class Indexer:
         """Refuse (409) a course whose title another file in the folder holds; the same file is an update."""
         holder = self._title_holder(course)
         if holder is not None:
-            raise AppError(
+            raise Conflict(
                 f"'{course.title}' is already the course in {holder}",
                 detail=f"Remove or replace {holder} to change that course.",
-                status=409,
             )
 
     def _title_holder(self, course: Course) -> str | None:

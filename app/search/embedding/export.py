@@ -1,12 +1,12 @@
 """Export a sentence-transformers model to ONNX once, so serving processes embed without importing torch.
 
-`python -m app.search.onnx_export [EMBEDDING_MODEL]` writes the export into the cache folder (`make install`
-runs it); the app runs the same export in a subprocess when it finds none. Only this export imports torch.
+`python -m app.search.embedding.export [EMBEDDING_MODEL]` writes the export into the cache folder (`make
+install` runs it); the app runs the same export in a subprocess when it finds none. Only this export imports
+torch. The folder layout is layout.py's.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -15,41 +15,20 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-# Written last, so a folder with a manifest is a finished export (the folder is renamed into place whole).
-MANIFEST = "export.json"
-MODEL_FILE = "model.onnx"
-TOKENIZER_FILE = "tokenizer.json"
-INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+from app.config import load_settings
+from app.search.embedding.layout import (
+    INPUTS,
+    MANIFEST,
+    MODEL_FILE,
+    TOKENIZER_FILE,
+    cache_dir_for,
+    export_folder,
+    is_exported,
+    resolve_model_path,
+)
+
 # The exporter's opset; onnxruntime runs every opset up to its own.
 OPSET = 17
-# Changing how exports are made makes every earlier export stale.
-EXPORT_FORMAT = 1
-
-
-def default_cache_dir() -> Path:
-    """Where exports go: EMBEDDING_CACHE_DIR, else the user's cache folder."""
-    configured = os.environ.get("EMBEDDING_CACHE_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "course-assistant"
-
-
-def export_folder(model_path: str, cache_dir: Path) -> Path:
-    """The export's folder for a model: named by a fingerprint of its configuration and weights."""
-    model = Path(model_path)
-    digest = hashlib.sha256(f"format {EXPORT_FORMAT}\n".encode())
-    for name in ("config.json", "sentence_bert_config.json", "1_Pooling/config.json", "tokenizer.json"):
-        if (model / name).is_file():
-            digest.update(name.encode() + (model / name).read_bytes())
-    for weights in sorted(model.glob("*.safetensors")) + sorted(model.glob("*.bin")):
-        digest.update(f"{weights.name} {weights.stat().st_size}".encode())
-    return cache_dir / "onnx" / f"{model.name}-{digest.hexdigest()[:16]}"
-
-
-def is_exported(folder: Path) -> bool:
-    """True for a finished export."""
-    return (folder / MANIFEST).is_file()
 
 
 def export(model_path: str, folder: Path) -> Path:
@@ -119,14 +98,13 @@ def export(model_path: str, folder: Path) -> Path:
 
 
 def main() -> None:
-    """Export EMBEDDING_MODEL (or the argument, or the packaged default) into the cache folder."""
-    from app.search.embeddings import resolve_model_path
-
+    """Export EMBEDDING_MODEL (or the argument, or the packaged default) into EMBEDDING_CACHE_DIR."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    name = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("EMBEDDING_MODEL") or None
+    settings = load_settings()
+    name = sys.argv[1] if len(sys.argv) > 1 else settings.embedding_model
     model_path = resolve_model_path(name)
-    folder = export_folder(model_path, default_cache_dir())
+    folder = export_folder(model_path, cache_dir_for(settings.embedding_cache_dir))
     if is_exported(folder):
         print(f"ONNX export already in {folder}")
         return

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.search.onnx_export import INPUTS, MANIFEST, MODEL_FILE, TOKENIZER_FILE
+from app.search.embedding.layout import INPUTS, MANIFEST, MODEL_FILE, TOKENIZER_FILE
 
 
 class OnnxSentenceModel:

