@@ -29,8 +29,6 @@ def _isolate_from_the_developer() -> None:
 
 _isolate_from_the_developer()
 
-from app.config import DATABASE_FILE  # noqa: E402  # after the isolation above
-
 ROOT = Path(__file__).resolve().parent.parent
 TEST_COURSES = Path(__file__).resolve().parent / "data" / "courses"
 SAMPLE_DOCS = ROOT / "docs"
@@ -57,11 +55,11 @@ def library(tmp_path_factory) -> Path:
     from tests.helpers import Library
 
     root = tmp_path_factory.mktemp("library")
-    Library.indexed(root, TEST_COURSES)
+    library = Library.indexed(root, TEST_COURSES)
     # The embedded database, migrated once; each app gets a copy, as `make run` would have migrated it.
     from app.store.store import Store
 
-    store = Store(f"sqlite:///{root / 'instance' / DATABASE_FILE}")
+    store = Store.from_settings(library.settings)
     store.upgrade()
     store.close()
     return root
@@ -79,7 +77,8 @@ def docs_dir(tmp_path, library) -> Path:
 def make_app(tmp_path, library, docs_dir):
     """Build an app over a private copy of the indexed library, with extra settings."""
     shutil.copytree(library / "instance" / "chroma", tmp_path / "instance" / "chroma")
-    shutil.copy(library / "instance" / DATABASE_FILE, tmp_path / "instance" / DATABASE_FILE)
+    for database in (library / "instance").glob("*.sqlite3"):  # the migrated embedded database
+        shutil.copy(database, tmp_path / "instance" / database.name)
     from app import create_app
 
     def build(**overrides):

@@ -76,7 +76,7 @@ def feedback(exchange_id: int):
     owner = _require_store()
     vote = request.form.get("vote", "")
     comment = request.form.get("comment", "").strip() or None
-    if not owner or not services().store.votes.vote(owner, exchange_id, vote, comment):
+    if not owner or not services().store.votes.vote(owner, exchange_id, vote, comment):  # type: ignore[arg-type]
         raise gone()
     if is_htmx():
         return render_template(
