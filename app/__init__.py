@@ -50,7 +50,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 def _register_blueprints(app: Flask) -> None:
     """Attach the blueprints, the template helpers, the error handler and the security headers."""
-    from app.web import admin, api, chat, errors, observability, security, templating
+    from app.web import admin, api, assets, chat, errors, observability, security, templating
 
     app.register_blueprint(chat.bp)
     app.register_blueprint(api.bp)
@@ -59,6 +59,7 @@ def _register_blueprints(app: Flask) -> None:
     errors.register(app)
     security.register(app)
     observability.register(app)
+    assets.register(app)
 
 
 __all__ = ["create_app", "Settings"]

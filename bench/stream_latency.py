@@ -35,7 +35,8 @@ def streamed(client) -> dict[str, float]:
     for chunk in response.response:
         if not body:
             times["first byte"] = _ms(start)
-        if b"event: text" in chunk and "first word" not in times:
+        # The answer's text travels in block, a<n> and r<n> messages (app/web/chat/live.py).
+        if re.search(rb"^event: (?:block|[ar]\d+)$", chunk, re.M) and "first word" not in times:
             times["first word"] = _ms(start)
         body += chunk
     response.close()

@@ -13,7 +13,7 @@ import pytest
 from app.config import load_settings
 from app.courses.parsing import parse_bytes
 from app.errors import AppError, SyncBusy
-from app.library.sync import Indexer
+from app.library.sync import Indexer, last_sync
 from app.search.index import CourseIndex
 from app.search.models import SyncProgress
 from app.search.store import CONTENT
@@ -278,9 +278,29 @@ def test_a_large_file_reports_its_chunks_as_they_are_written(lib, monkeypatch):
     lib.write("kitchen.txt", "Kitchen Basics", *[f"{ONIONS} Step {number}." for number in range(5)])
     events: list[SyncProgress] = []
     lib.indexer.sync(progress=events.append)
-    kitchen = [(e.done, e.chunks_done, e.chunks_total) for e in events if e.current_file == "kitchen.txt"]
-    # Before the file, each batch of two chunks as it lands (five lessons, five chunks), after the file.
-    assert kitchen == [(1, 0, 0), (1, 2, 5), (1, 4, 5), (1, 5, 5), (2, 0, 0)]
+    kitchen = [
+        (e.done, e.chunks_done, e.chunks_total, e.step) for e in events if e.current_file == "kitchen.txt"
+    ]
+    # Before the file, each step as it starts, each batch of two chunks as it lands (five lessons, five
+    # chunks), after the file.
+    embedding = "Embedding and writing chunks"
+    assert kitchen == [
+        (1, 0, 0, None),
+        (1, 0, 0, "Parsing"),
+        (1, 0, 0, "Splitting into chunks"),
+        (1, 0, 5, embedding),
+        (1, 2, 5, embedding),
+        (1, 4, 5, embedding),
+        (1, 5, 5, embedding),
+        (2, 0, 0, None),
+    ]
+
+
+def test_every_sync_leaves_its_report_with_the_time_it_finished(lib):
+    assert last_sync(lib.indexer.settings) is None
+    report = lib.indexer.sync()
+    last = last_sync(lib.indexer.settings)
+    assert last == report and last.finished_at is not None and last.finished_at.endswith("+00:00")
 
 
 def test_a_sync_that_dies_mid_course_leaves_the_old_version_and_the_next_sync_finishes(lib, monkeypatch):

@@ -149,7 +149,7 @@ class SyncJobs:
 
     def _record_end(self, job: SyncJob) -> None:
         """Write the ended job to the job file and keep it as the last job."""
-        job.current_file = job.note = None
+        job.current_file = job.note = job.step = None
         job.chunks_done = job.chunks_total = 0
         job.finished_at = _now()
         write_job(self._paths.job_file, job)
@@ -175,7 +175,7 @@ class SyncJobs:
         """Copy a progress event into the job file."""
         job.done, job.total, job.current_file = event.done, event.total, event.current_file
         job.chunks_done, job.chunks_total = event.chunks_done, event.chunks_total
-        job.note = None
+        job.step, job.note = event.step, None
         if event.result is not None:
             self._merge(results, event.result)
             self._publish(job, results)

@@ -55,6 +55,11 @@ class StatePaths:
         return self.state / "sync_last.json"
 
     @property
+    def last_sync_file(self) -> Path:
+        """The report of the last sync that finished, whoever ran it (a job or `flask index`)."""
+        return self.state / "sync_finished.json"
+
+    @property
     def job_lock(self) -> Path:
         """Held by the process running a background sync job for the job's whole life."""
         return self.state / "sync_job.lock"

@@ -9,14 +9,17 @@ import secrets
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from app.config import Settings
 from app.courses.chunking import chunk_course
 from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
 from app.errors import Conflict, SyncBusy
-from app.files import locked
+from app.files import locked, write_atomically
 from app.library.state import StatePaths
 from app.search.index import CourseIndex
 from app.search.models import CourseRecord, FileResult, FileStatus, SyncProgress, SyncReport
@@ -35,6 +38,8 @@ class _Run:
     claimed: dict[str, str] = field(default_factory=dict)  # course id -> the file holding it after this pass
     # Reports chunks written of the current file (done, total), so a large file's progress moves.
     on_chunks: Callable[[int, int], None] = lambda done, total: None
+    # Reports the step the current file is at ("Parsing"), so a slow step shows as it happens.
+    on_step: Callable[[str], None] = lambda step: None
 
 
 class Indexer:
@@ -101,7 +106,12 @@ class Indexer:
                 self.index.purge_orphans()
                 self.rebuild_marker.unlink(missing_ok=True)
         seconds = round(time.monotonic() - started, 3)
-        return SyncReport(results=results, seconds=seconds, rebuild=generation is not None)
+        finished = datetime.now(UTC).isoformat(timespec="seconds")
+        report = SyncReport(
+            results=results, seconds=seconds, rebuild=generation is not None, finished_at=finished
+        )
+        write_atomically(StatePaths.of(self.settings).last_sync_file, report.model_dump_json())
+        return report
 
     def _rebuild_generation(self, rebuild: bool) -> str | None:
         """The generation this pass writes under: a pending rebuild's, a new one for a rebuild, else None."""
@@ -132,23 +142,13 @@ class Indexer:
         results: list[FileResult] = []
         for done, (name, step) in enumerate(steps):
             progress(SyncProgress(done=done, total=len(steps), current_file=name))
-            run.on_chunks = functools.partial(self._chunk_progress, progress, done, len(steps), name)
+            run.on_chunks = functools.partial(_chunk_progress, progress, done, len(steps), name)
+            run.on_step = functools.partial(_step_progress, progress, done, len(steps), name)
             step_results = step()
             results.extend(step_results)
             first = step_results[0] if step_results else None
             progress(SyncProgress(done=done + 1, total=len(steps), current_file=name, result=first))
         return results
-
-    @staticmethod
-    def _chunk_progress(
-        progress: Progress, done: int, total: int, name: str, chunks_done: int, chunks_total: int
-    ) -> None:
-        """Report chunks written of the file being indexed."""
-        progress(
-            SyncProgress(
-                done=done, total=total, current_file=name, chunks_done=chunks_done, chunks_total=chunks_total
-            )
-        )
 
     def _new_run(self, files: list[Path], generation: str | None) -> _Run:
         """Snapshot the catalog and the folder's file names for one pass."""
@@ -172,6 +172,7 @@ class Indexer:
         if previous is not None and self._is_current(previous, digest, run):
             run.claimed[previous.id] = name
             return [FileResult(file=name, status="unchanged", course_title=previous.title)]
+        run.on_step("Parsing")
         try:
             course = parse_bytes(data, name)
         except ParseError as exc:
@@ -206,7 +207,9 @@ class Indexer:
 
     def _index_course(self, course: Course, name: str, run: _Run) -> FileResult:
         """Chunk and write a parsed course, and claim it for its file."""
+        run.on_step("Splitting into chunks")
         chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
+        run.on_chunks(0, len(chunks))  # embedding the first batch takes a while: say so before it starts
         self.index.upsert_course(course, chunks, generation=run.generation or "", on_chunks=run.on_chunks)
         run.claimed[course.id] = name
         status: FileStatus = "updated" if course.id in run.catalog else "added"
@@ -272,3 +275,32 @@ class Indexer:
             except (OSError, ParseError):
                 continue  # a file that cannot be read holds no title the sync would index
         return None
+
+
+def last_sync(settings: Settings) -> SyncReport | None:
+    """The report of the last sync that finished, from any source; None before the first."""
+    try:
+        return SyncReport.model_validate_json(StatePaths.of(settings).last_sync_file.read_bytes())
+    except (OSError, ValidationError):
+        return None
+
+
+def _chunk_progress(
+    progress: Progress, done: int, total: int, name: str, chunks_done: int, chunks_total: int
+) -> None:
+    """Report chunks written of the file being indexed."""
+    progress(
+        SyncProgress(
+            done=done,
+            total=total,
+            current_file=name,
+            chunks_done=chunks_done,
+            chunks_total=chunks_total,
+            step="Embedding and writing chunks",
+        )
+    )
+
+
+def _step_progress(progress: Progress, done: int, total: int, name: str, step: str) -> None:
+    """Report the step the file being indexed is at."""
+    progress(SyncProgress(done=done, total=total, current_file=name, step=step))

@@ -75,6 +75,8 @@ class SyncProgress(BaseModel):
     # Within the current file: chunks embedded and written so far, of how many.
     chunks_done: int = 0
     chunks_total: int = 0
+    # What is being done to the current file now ("Parsing", "Embedding chunks"), for a slow file.
+    step: str | None = None
 
 
 class SyncReport(BaseModel):
@@ -83,6 +85,8 @@ class SyncReport(BaseModel):
     results: list[FileResult] = Field(default_factory=list)
     seconds: float = 0.0
     rebuild: bool = False
+    # When it ended (ISO 8601, UTC); set on the record every sync leaves, from the admin page or the CLI.
+    finished_at: str | None = None
 
     def count(self, status: FileStatus) -> int:
         """How many files ended with this status."""
@@ -114,6 +118,7 @@ class SyncJob(BaseModel):
     # Chunks of the current file embedded so far, so a large file shows movement (0 of 0 between files).
     chunks_done: int = 0
     chunks_total: int = 0
+    step: str | None = None  # what is being done to the current file now
     note: str | None = None
     results: list[FileResult] = Field(default_factory=list)
     failure: str | None = None

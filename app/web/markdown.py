@@ -17,7 +17,7 @@ from app.links import LINK_SCHEMES, safe_url
 ALLOWED_TAGS = {
     "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr", "blockquote",
     "ul", "ol", "li", "dl", "dt", "dd", "pre", "code", "em", "strong", "del", "a",
-    "table", "thead", "tbody", "tr", "th", "td", "sup",
+    "table", "thead", "tbody", "tr", "th", "td", "sup", "span",
 }  # fmt: skip
 # The content of these goes too, not just the tags (nh3 keeps the text of other stripped tags).
 DROP_WITH_CONTENT = {"script", "style", "iframe", "object", "embed", "noscript", "template", "svg", "math"}
@@ -27,18 +27,30 @@ DROP_WITH_CONTENT = {"script", "style", "iframe", "object", "embed", "noscript",
 _FRAGMENT = re.compile(r"#[A-Za-z][A-Za-z0-9_-]{0,63}")
 
 
+# The classes the citation markup uses (render_answer); no other class survives.
+_CLASSES = {"citation", "cite-preview", "cite-text"}
+
+
 def _filter_attribute(tag: str, attribute: str, value: str) -> str | None:
     """Keep an href only when it is an absolute http/https/mailto URL or an in-page fragment."""
     if attribute == "href":
         # nh3 alone lets every relative URL by.
         return value if _FRAGMENT.fullmatch(value) else safe_url(value)
+    if attribute == "class":
+        return value if value in _CLASSES else None
     return value
 
 
 _cleaner = nh3.Cleaner(
     tags=ALLOWED_TAGS,
     clean_content_tags=DROP_WITH_CONTENT,
-    attributes={"a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "sup": {"class"}},
+    attributes={
+        "a": {"href", "title", "aria-label"},
+        "th": {"align"},
+        "td": {"align"},
+        "sup": {"class"},
+        "span": {"class"},
+    },
     attribute_filter=_filter_attribute,
     url_schemes=set(LINK_SCHEMES),
     link_rel="noopener nofollow",
@@ -178,6 +190,23 @@ def source_anchor(answer: str, number: int) -> str:
     return f"source-{digest}-{number}"
 
 
+PREVIEW_CHARS = 240
+
+
+def citation_html(number: int, source: Source, anchor: str) -> str:
+    """A citation marker: a link to its source chip, and a preview of the cited text and lesson link that
+    CSS shows while the marker is hovered or focused (no script, no title tooltip)."""
+    label = escape(source.label)
+    link = safe_url(source.link)
+    lesson = f'<a href="{escape(link)}">{label}</a>' if link else f"<strong>{label}</strong>"
+    snippet = source.snippet if len(source.snippet) <= PREVIEW_CHARS else source.snippet[:PREVIEW_CHARS] + "…"
+    text = f'<span class="cite-text">{escape(snippet)}</span>' if snippet else ""
+    return (
+        f'<sup class="citation"><a href="#{anchor}" aria-label="Source {number}: {label}">{number}</a>'
+        f'<span class="cite-preview">{lesson}{text}</span></sup>'
+    )
+
+
 def render_answer(text: str, sources: Sequence[Source]) -> Markup:
     """Render an answer's markdown with each `[^n]` as a numbered link to its source, sanitized.
 
@@ -192,9 +221,7 @@ def render_answer(text: str, sources: Sequence[Source]) -> Markup:
 
     def link(match: re.Match[str]) -> str:
         number = int(match[1])
-        title = escape(f"Source {number}: {sources[number - 1].label}")
-        anchor = source_anchor(answer, number)
-        return f'<sup class="citation"><a href="#{anchor}" title="{title}">{number}</a></sup>'
+        return citation_html(number, sources[number - 1], source_anchor(answer, number))
 
     def literal(match: re.Match[str]) -> str:
         return f"[^{match[1]}]"

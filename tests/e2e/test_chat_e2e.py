@@ -34,9 +34,9 @@ def csp_violations(page) -> list[str]:
 
 
 def ask(page, question: str, exchanges: int) -> None:
-    """Type a question, press Ask and wait until the conversation holds `exchanges` finished exchanges."""
+    """Type a question, press Send and wait until the conversation holds `exchanges` finished exchanges."""
     page.get_by_label("Your question").fill(question)
-    page.get_by_role("button", name="Ask", exact=True).click()
+    page.get_by_role("button", name="Send", exact=True).click()
     expect(page.locator("article.exchange")).to_have_count(exchanges)
     expect(page.locator("article.exchange[aria-busy]")).to_have_count(0)
 
@@ -49,11 +49,10 @@ def start_new_chat(page) -> None:
 
 
 def check_answer_and_sources(page, answer_text: str) -> None:
-    """The newest exchange shows the answer and, in its <details>, lesson links that open in a new tab."""
+    """The newest exchange shows the answer and, as visible chips, lesson links that open in a new tab."""
     exchange = page.locator("article.exchange").last
     expect(exchange.locator(".prose")).to_contain_text(answer_text)
-    exchange.locator("details.sources summary").click()
-    links = exchange.locator("details.sources a")
+    links = exchange.locator(".source-chip a")
     expect(links.first).to_be_visible()
     assert links.count() >= 1
     for index in range(links.count()):
@@ -68,26 +67,27 @@ def test_chat_with_javascript(browser, live_server, fake_claude, tmp_path):
     violations = csp_violations(page)
     page.goto(live_server)
     expect(page.get_by_role("heading", name="Ask about your courses")).to_be_visible()
-    expect(page.locator(".mode")).to_contain_text("Claude")
+    expect(page.locator(".mode")).to_contain_text("Answers are written from the course lessons")
 
-    # First question, sent with the keyboard; the model's reply is held to see the in-flight state.
+    # The first question, sent by keyboard (Tab to Send, Enter); the reply is held to see the in-flight state.
     fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "cosine similarity"})
     fake_claude.enqueue_hang(30, "**Cosine similarity** compares the direction of two vectors.")
     question = page.get_by_label("Your question")
     question.fill("What is cosine similarity?")
-    question.press("Enter")
-    # The question shows at once, the answer is pending, and no second question can be asked meanwhile.
+    question.press("Tab")
+    expect(page.get_by_role("button", name="Send", exact=True)).to_be_focused()
+    page.keyboard.press("Enter")
+    # The question shows at once, the answer is pending; the box is empty and editable, only Send is off.
     expect(page.locator("article.exchange .question-text")).to_have_text("What is cosine similarity?")
     expect(page.locator("article.exchange[aria-busy] .stream-status")).to_be_visible()
-    expect(page.locator("#question")).to_be_disabled()
-    expect(page.locator("button.suggestion").first).to_be_disabled()
+    expect(page.locator("#question")).to_have_value("")
+    expect(page.locator("#question")).to_be_editable()
+    expect(page.locator("#question")).to_be_focused()
+    expect(page.locator("#ask-send")).to_be_disabled()
     fake_claude.release()
     expect(page.locator("article.exchange")).to_have_count(1)
     expect(page.locator("article.exchange[aria-busy]")).to_have_count(0)
-    # The form came back fresh: empty, enabled and focused for the next question.
-    expect(page.locator("#question")).to_have_value("")
-    expect(page.locator("#question")).to_be_enabled()
-    expect(page.locator("#question")).to_be_focused()
+    expect(page.locator("#ask-send")).to_be_enabled()
     expect(page.locator("#ask-indicator")).to_be_hidden()
     check_answer_and_sources(page, "Cosine similarity compares the direction")
     # htmx swapped the fragment (no navigation) and gave the new conversation its own address.
@@ -106,6 +106,7 @@ def test_chat_with_javascript(browser, live_server, fake_claude, tmp_path):
     start_new_chat(page)
     shot(page, tmp_path / "3-new-chat.png")
     fake_claude.enqueue_text("A fresh start.")
+    expect(page.locator("button.suggestion")).to_have_count(4)
     page.locator("button.suggestion").first.click()
     expect(page.locator("article.exchange")).to_have_count(1)
     expect(page.locator("article.exchange[aria-busy]")).to_have_count(0)
@@ -142,12 +143,25 @@ def test_chat_without_javascript(browser, live_server, fake_claude, tmp_path):
     context.close()
 
 
-def test_theme_switch_and_dark_mode(browser, live_server, tmp_path):
-    page = browser.new_page(color_scheme="light")
+def body_colour(page) -> str:
+    """The page's background colour now."""
+    return page.evaluate("getComputedStyle(document.body).backgroundColor")
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_theme_switch_from_the_menu(browser, live_server, tmp_path, javascript):
+    context = browser.new_context(color_scheme="light", java_script_enabled=javascript)
+    page = context.new_page()
     page.goto(live_server)
-    light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    light = body_colour(page)
+    page.locator(".theme-menu summary").click()
     page.get_by_role("button", name="Dark").click()
-    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
-    assert page.evaluate("getComputedStyle(document.body).backgroundColor") != light
+    if not javascript:  # the form posted, and the redirect brought the page back with the menu closed
+        page.wait_for_load_state()
+        page.locator(".theme-menu summary").click()
+    expect(page.get_by_role("button", name="Dark")).to_have_attribute("aria-pressed", "true")
+    page.wait_for_function(f"getComputedStyle(document.body).backgroundColor !== {light!r}")
+    page.reload()  # the choice is kept
+    assert body_colour(page) != light
     shot(page, tmp_path / "dark.png")
-    page.close()
+    context.close()

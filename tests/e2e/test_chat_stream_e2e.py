@@ -47,24 +47,32 @@ def test_question_shows_first_and_words_stream_before_the_model_is_done(browser,
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(base)
         page.get_by_label("Your question").fill("What are fixtures?")
-        page.get_by_role("button", name="Ask", exact=True).click()
+        page.get_by_role("button", name="Send", exact=True).click()
         pending = page.locator("article.exchange[aria-busy]")
         expect(pending.locator(".question-text")).to_have_text("What are fixtures?")
         expect(pending.locator(".prose")).to_contain_text("First words of the answer")
         # Still pending: the model has not finished (it is held), yet its first words are on the page.
         # The server may flush those words before it asks the answerer for more: wait for the hold.
         assert answerer.held.wait(10) and not answerer.closed.is_set()
-        expect(page.locator("#question")).to_be_disabled()
-        expect(page.locator("button.suggestion").first).to_be_disabled()
+        # The status line went when the words came.
+        expect(pending.locator(".stream-status")).to_be_hidden()
+        # The next question can be typed meanwhile (Shift+Enter makes a new line); only Send waits.
+        expect(page.locator("#ask-send")).to_be_disabled()
+        box = page.locator("#question")
+        box.type("And scopes?")
+        box.press("Shift+Enter")
+        box.type("Which is the default?")
+        expect(box).to_have_value("And scopes?\nWhich is the default?")
         with page.expect_response(is_commit) as commit:
             answerer.release()
         assert commit.value.ok
         expect(page.locator("article.exchange[aria-busy]")).to_have_count(0)
         done = page.locator("article.exchange").last
         expect(done.locator(".prose")).to_have_text("First words of the answer, then the rest.")
-        expect(done.locator("details.sources")).to_have_count(1)
-        expect(page.locator("#question")).to_be_enabled()
-        expect(page.locator("button.suggestion").first).to_be_enabled()
+        expect(done.locator(".sources .source-chip")).to_have_count(1)
+        # The end of the answer enabled Send and kept what was typed.
+        expect(page.locator("#ask-send")).to_be_enabled()
+        expect(box).to_have_value("And scopes?\nWhich is the default?")
         # The commit follows the stream; a reload shows the exchange from the history cookie.
         expect(page.locator("#history-note")).to_be_hidden()
         page.reload()
@@ -83,7 +91,7 @@ def test_after_long_answers_the_new_exchange_starts_in_view(browser, streaming_a
         for number in range(1, 6):
             page.get_by_label("Your question").fill(f"Question {number}?")
             with page.expect_response(is_commit):
-                page.get_by_role("button", name="Ask", exact=True).click()
+                page.get_by_role("button", name="Send", exact=True).click()
             expect(page.locator("article.exchange")).to_have_count(number)
             expect(page.locator("article.exchange[aria-busy]")).to_have_count(0)
         top = page.locator("article.exchange").last.evaluate("e => e.getBoundingClientRect().top")
@@ -104,7 +112,7 @@ def test_one_long_answer_in_a_new_chat_is_not_called_trimmed(browser, streaming_
         page.goto(base)
         page.get_by_label("Your question").fill("One long one?")
         with page.expect_response(is_commit):
-            page.get_by_role("button", name="Ask", exact=True).click()
+            page.get_by_role("button", name="Send", exact=True).click()
         expect(page.locator("#history-note")).to_be_hidden()
         page.reload()
         expect(page.locator("article.exchange")).to_have_count(1)

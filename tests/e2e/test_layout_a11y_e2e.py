@@ -69,9 +69,12 @@ def test_a_rich_answer_on_a_320_px_phone_fits_and_passes_axe(browser, live_serve
     page = context.new_page()
     page.goto(live_server)
     assert overflow(page) == 0
-    ask_button = page.get_by_role("button", name="Ask", exact=True)
-    box = ask_button.bounding_box()
-    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 320, "the Ask button is clipped"
+    send = page.get_by_role("button", name="Send", exact=True)
+    box = send.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 320, "the Send button is clipped"
+    # The composer is compact: the box, Send and a "Help" line, not a label and two lines of help.
+    composer = page.locator("#ask-form").bounding_box()
+    assert composer is not None and composer["height"] <= 110, composer
 
     fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "chunking"})
     fake_claude.enqueue_text(RICH_ANSWER)
@@ -90,26 +93,46 @@ def test_a_rich_answer_on_a_320_px_phone_fits_and_passes_axe(browser, live_serve
         "e => getComputedStyle(e).backgroundColor"
     )
     assert code_bg != answer_bg, "code blocks must stand apart from the answer"
+    # A table keeps readable columns (no one-word lines) and scrolls sideways inside its box.
+    widths = prose.locator("td").evaluate_all("cells => cells.map(c => c.getBoundingClientRect().width)")
+    assert min(widths) >= 80, widths
+    # The answer's actions with their forms open (edit the question, 👎 with a comment) fit and pass too.
+    page.locator("article.exchange .edit-question > summary").click()
+    page.locator("article.exchange .vote-down-details > summary").click()
+    assert overflow(page) == 0
+    assert axe_violations(page) == []
+    # So does the list of this browser's conversations.
+    page.goto(f"{live_server}/conversations")
+    expect(page.locator(".conversation-row").first).to_be_visible()
+    assert overflow(page) == 0
     assert axe_violations(page) == []
     context.close()
 
 
-def test_the_admin_page_fits_a_390_px_phone_and_passes_axe(make_app, browser):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_admin_page_fits_a_390_px_phone_and_passes_axe(make_app, browser, scheme):
     app = make_app(ADMIN_PASSWORD=PASSWORD)
     with serve(app) as base:
-        context = browser.new_context(viewport={"width": 390, "height": 844})
+        context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
         page = context.new_page()
         _sign_in(page, base)
         expect(page.locator(".admin-table")).to_be_visible()
         assert overflow(page) == 0
         assert axe_violations(page) == []
+        # While a job runs: the disabled actions and the progress pass too.
+        with app.extensions["services"].indexer.writer_lock(wait=True):
+            page.get_by_role("button", name="Sync with docs").click()
+            expect(page.locator("#sync-progress.sync-running")).to_be_visible()
+            expect(page.get_by_role("button", name="Sync with docs")).to_be_disabled()
+            assert axe_violations(page) == []
+        app.extensions["services"].jobs.wait(120)
         context.close()
 
 
 def test_the_question_field_border_has_3_to_1_contrast(browser, live_server):
     page = browser.new_page()
     page.goto(live_server)
-    field = page.get_by_label("Your question")
+    field = page.locator(".composer")  # the box drawn around the textarea and Send
     border = field.evaluate("e => getComputedStyle(e).borderTopColor")
     inside = field.evaluate("e => getComputedStyle(e).backgroundColor")
     ratio = contrast(border, inside)

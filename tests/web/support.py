@@ -87,12 +87,20 @@ def conversation_from(html: str) -> str:
     return match.group(1)
 
 
+def send_enabled(html: str) -> bool:
+    """True when `html` sends the composer's Send button back enabled, out-of-band (an answer ended)."""
+    button = re.search(r'<button type="submit" id="ask-send"[^>]*>', html)
+    return bool(button) and "hx-swap-oob" in button.group(0) and "disabled" not in button.group(0)
+
+
 def ask_streamed(client, question: str, headers: dict | None = None) -> Streamed:
     """Ask as the page does with JavaScript: post, read the stream, commit; the next question continues the
     conversation, as the page's form does (`client.conversation`)."""
     data = {"question": question, "conversation": getattr(client, "conversation", "")}
     pending = client.post("/ask", data=data, headers={**HX, **(headers or {})})
     assert pending.status_code == 200, pending.get_data(as_text=True)
+    # The pending exchange sends the composer back with the conversation it continues (a new one's id).
+    client.conversation = conversation_from(pending.get_data(as_text=True))
     stream = client.get(stream_url_from(pending.get_data(as_text=True)))
     assert stream.mimetype == "text/event-stream"
     events = sse_events(stream.get_data(as_text=True))

@@ -195,17 +195,41 @@ def test_restoring_into_a_docs_folder_that_is_gone_creates_the_folder(admin, doc
     assert course_titles(admin.client) == ["Vector Databases from Scratch"]
 
 
-def test_removing_an_unknown_course_is_404(admin):
-    assert admin.post("/admin/courses/no-such-course/delete").status_code == 404
+def test_removing_an_unknown_course_lands_back_on_the_admin_page_with_the_message(admin):
+    response = admin.post("/admin/courses/no-such-course/delete")
+    assert response.status_code == 303 and response.headers["Location"] == "/admin"
+    page = admin.client.get("/admin").get_data(as_text=True)
+    assert '<p class="admin-error">There is no course with id' in page
+    # Shown once: a reload of the admin page repeats nothing and shows no stale message.
+    assert "There is no course with id" not in admin.client.get("/admin").get_data(as_text=True)
+    # JSON clients still get the status.
+    assert (
+        admin.post("/admin/courses/no-such-course/delete", headers={"Accept": "application/json"}).status_code
+        == 404
+    )
 
 
-def test_removing_during_a_sync_is_refused(admin, docs_dir):
+def test_removing_during_a_sync_is_refused_on_the_admin_page(admin, docs_dir):
     with _held_writer_lock(admin):
         response = admin.post("/admin/courses/vector-databases-from-scratch/delete")
-    assert response.status_code == 409
-    assert "try again when it has finished" in response.get_data(as_text=True)
+    assert response.status_code == 303 and response.headers["Location"] == "/admin"
+    assert "try again when it has finished" in admin.client.get("/admin").get_data(as_text=True)
     assert (docs_dir / "vector_databases.txt").exists()
     assert "Vector Databases from Scratch" in course_titles(admin.client)
+
+
+def test_a_removal_goes_through_once_and_reloading_the_page_removes_nothing_more(admin, docs_dir):
+    response = admin.post("/admin/courses/vector-databases-from-scratch/delete")
+    assert response.status_code == 303 and response.headers["Location"] == "/admin"
+    trash = admin.app.extensions["services"].trash
+    assert len(trash.entries()) == 1
+    for _ in range(2):  # what a reload does after post/redirect/get: GET the admin page
+        assert admin.client.get("/admin").status_code == 200
+    assert len(trash.entries()) == 1 and "Vector Databases from Scratch" not in course_titles(admin.client)
+    assert sorted(course_titles(admin.client)) == [
+        "Python Testing with Pytest",
+        "Retrieval-Augmented Generation in Practice",
+    ]
 
 
 def test_a_job_whose_process_died_is_reported_interrupted_and_a_new_one_starts(admin):
@@ -336,10 +360,14 @@ def test_the_progress_fragment_moves_with_the_chunks_of_a_large_file(admin):
         current_file="huge.pdf",
         chunks_done=96,
         chunks_total=384,
+        step="Embedding and writing chunks",
         started_at="now",
         pid=1,
     )
     with admin.app.test_request_context("/admin/sync/status"):
         html = flask.render_template("admin/_sync_progress.html", job=job)
     assert 'value="1.25"' in html and 'max="4"' in html
-    assert 'Working on <code>huge.pdf</code>: <span class="sync-chunks">96 of 384 chunks</span>' in html
+    assert (
+        'Working on <code>huge.pdf</code>: <span class="sync-step">Embedding and writing chunks</span> '
+        '<span class="sync-chunks">(96 of 384 chunks)</span>'
+    ) in html

@@ -13,6 +13,7 @@ from tests.web.support import (
     ask_streamed,
     commit_token_from,
     page_url,
+    send_enabled,
     sse_events,
     stream_url_from,
 )
@@ -96,8 +97,7 @@ def test_stop_keeps_the_partial_answer_marked_stopped_and_enables_the_form(db_ap
         and "The first words" in exchange.group(0)
         and "You stopped this answer." in exchange.group(0)
     )
-    form = re.search(r'<form id="ask-form"[^>]*>.*?</form>', body, re.S).group(0)
-    assert "<fieldset>" in form and 'hx-swap-oob="true"' in form
+    assert send_enabled(body)
     # The stream ends at its next event, closing the model call; the stored exchange keeps the partial text.
     list(chunks)
     response.close()
@@ -219,7 +219,7 @@ def test_a_claude_answer_logs_the_best_score_its_tool_searches_saw(claude_app, f
 
 def test_stop_on_another_worker_keeps_the_partial_answer_stopped(db_app, monkeypatch):
     from app.web.chat import answers as chat_answers
-    from app.web.chat.live import LiveAnswers
+    from app.web.chat.in_flight import InFlightAnswers
 
     answerer = scripted(db_app, TextEvent("Said so far"), TextEvent(" and more"), DoneEvent(FINAL))
     client = db_app.test_client()
@@ -233,13 +233,13 @@ def test_stop_on_another_worker_keeps_the_partial_answer_stopped(db_app, monkeyp
     response = client.get(url, buffered=False)
     assert b"Said so far" in next(iter(response.response))
     with monkeypatch.context() as patch:
-        patch.setattr(chat_answers, "LIVE", LiveAnswers())  # this "worker" streams nothing
+        patch.setattr(chat_answers, "IN_FLIGHT", InFlightAnswers())  # this "worker" streams nothing
         stopped = client.post(stop_url, data=fields, headers=HX).get_data(as_text=True)
     assert (
         'class="exchange exchange-stopped" id="exchange-1"' in stopped
         and "You stopped this answer." in stopped
     )
-    assert "<fieldset>" in stopped
+    assert send_enabled(stopped)
     response.close()  # the page's stream closed with the swap; the streaming worker notices
     assert answerer.closed.is_set()
     page = client.get(page_url_of(client, html)).get_data(as_text=True)

@@ -22,23 +22,30 @@ def test_page_lists_courses_lessons_suggestions_and_form(client):
         assert title in html
     assert '<details class="lessons">' in html
     assert 'href="https://example.com/courses/pytest/lesson-2" target="_blank"' in html
-    # Each suggestion is a button in its own form that asks it.
+    # Each suggestion is a button in its own form that asks it, inside the empty state, one per course.
+    empty_state = html[html.index('<div class="empty-state">') : html.index('<div id="announcer"')]
     suggestions = re.findall(
-        r'name="question" value="([^"]+)">\s*<button type="submit" class="suggestion">', html
+        r'name="question" value="([^"]+)">\s*<button type="submit" class="suggestion">', empty_state
     )
-    assert len(suggestions) >= 2
+    assert len(suggestions) == 4  # from every course, then a second lesson
+    assert len(set(re.findall(r'<span class="suggestion-course">([^<]+)</span>', empty_state))) == 3
     assert 'hx-post="/ask"' in html and 'method="post" action="/ask"' in html
-    assert 'aria-live="polite"' in html
-    assert '<label for="question">' in html
-    assert "Extractive mode (no API key)" in html
-
-
-def test_page_names_the_claude_model(claude_client, claude_app):
-    html = claude_client.get("/").get_data(as_text=True)
+    # Every course has its own "Ask about this course".
+    assert html.count(">Ask about this course<span") == 3
+    assert "What does the Python Testing with Pytest course cover, lesson by lesson?" in html
+    # The conversation is no live region (a streaming answer would be read out at every update).
     assert (
-        f"Answering with Claude (<code>{claude_app.extensions['services'].settings.anthropic_model}</code>)"
-        in html
+        'aria-live="polite"' not in html
+        and '<div id="announcer" class="visually-hidden" role="status">' in html
     )
+    assert '<label for="question" class="visually-hidden">' in html
+    assert "Answers quote the course directly" in html and "Extractive" not in html
+
+
+def test_page_speaks_the_students_words_not_the_model_id(claude_client, claude_app):
+    html = claude_client.get("/").get_data(as_text=True)
+    assert "Answers are written from the course lessons and cite them" in html
+    assert claude_app.extensions["services"].settings.anthropic_model not in html
 
 
 def test_htmx_ask_returns_the_exchange_and_a_fresh_form(claude_client, fake_claude):
@@ -47,16 +54,15 @@ def test_htmx_ask_returns_the_exchange_and_a_fresh_form(claude_client, fake_clau
     assert "<html" not in html
     assert '<p class="question-text">What is cosine similarity?</p>' in html
     assert "<strong>direction</strong>" in html and "<li>one</li>" in html
-    # Sources: in a <details>, linked to the lesson, opening in a new tab, with a snippet.
-    sources = html[html.index('<details class="sources">') :]
+    # Sources: visible chips, linked to the lesson, opening in a new tab, with a snippet.
+    sources = html[html.index('<div class="sources">') :]
     assert re.search(
         r'<a href="https://example\.com/courses/[^"]+" target="_blank" rel="noopener noreferrer">', sources
     )
     assert "Lesson" in sources and '<p class="snippet">' in sources
-    # The form comes back out-of-band, empty and focused: the input is cleared without our own JavaScript.
-    form = re.search(r'<form id="ask-form"[^>]*>.*?</form>', html, re.S).group(0)
-    assert 'hx-swap-oob="true"' in form
-    assert 'name="question" value=""' in form and "autofocus" in form
+    # The answer's end enables the send button alone, out-of-band: what was typed meanwhile stays.
+    assert '<form id="ask-form"' not in html
+    assert re.search(r'<button type="submit" id="ask-send" class="send"\s+hx-swap-oob="true">', html)
 
 
 def test_plain_ask_stores_and_redirects_then_the_page_shows_it(claude_client, fake_claude):
@@ -68,7 +74,7 @@ def test_plain_ask_stores_and_redirects_then_the_page_shows_it(claude_client, fa
     assert re.fullmatch(r"/c/[\w-]{43}#exchange-1", location)
     html = claude_client.get(location.partition("#")[0]).get_data(as_text=True)
     assert "Tell me about vectors" in html and "Stored answer about vectors." in html
-    assert '<details class="sources">' in html
+    assert '<div class="sources">' in html
 
 
 def test_follow_up_sends_history_as_turns(claude_client, fake_claude):
@@ -84,7 +90,7 @@ def test_follow_up_sends_history_as_turns(claude_client, fake_claude):
 
 def test_extractive_mode_answers_with_sources(client):
     html = ask_streamed(client, "What is fixture scope?").done
-    assert "Python Testing with Pytest" in html and '<details class="sources">' in html
+    assert "Python Testing with Pytest" in html and '<div class="sources">' in html
 
 
 def test_empty_question_is_refused_in_place_without_calling_the_model(claude_client, fake_claude):
@@ -106,7 +112,7 @@ def test_question_over_the_limit_is_refused_and_kept(claude_client, fake_claude)
     html = response.get_data(as_text=True)
     assert response.status_code == 400
     assert "up to 2,000 characters; this one has 2,001" in html
-    assert f'value="{question}"' in html  # kept in the field to be shortened
+    assert f">{question}</textarea>" in html  # kept in the field to be shortened
     assert fake_claude.requests == []
 
 
@@ -169,7 +175,7 @@ def conversation_section(html: str) -> str:
 
 def dark_stylesheet_media(html: str) -> str:
     """The media query on the dark theme's stylesheet link."""
-    return re.search(r'href="/static/dark\.css" media="([^"]*)"', html).group(1)
+    return re.search(r'href="/static/dark\.css\?v=[0-9a-f]+" media="([^"]*)"', html).group(1)
 
 
 def test_theme_switch_is_stored_in_the_session(client):
@@ -184,6 +190,17 @@ def test_theme_switch_is_stored_in_the_session(client):
     assert 'value="dark" aria-pressed="true"' in html
     client.post("/theme", data={"theme": "light", "next": "/"})
     assert dark_stylesheet_media(client.get("/").get_data(as_text=True)) == "not all"
+
+
+def test_theme_switches_in_place_for_htmx(client):
+    response = client.post("/theme", data={"theme": "dark", "next": "/"}, headers=HX)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and "Location" not in response.headers
+    # The dark stylesheet's new media and the switch come back out-of-band; nothing else changes.
+    assert re.search(r'<link id="dark-css" [^>]*media="all"\s+hx-swap-oob="true">', html)
+    assert re.search(r'<form id="theme-form" [^>]*hx-swap-oob="true">', html)
+    assert 'value="dark" aria-pressed="true"' in html and "<article" not in html
+    assert dark_stylesheet_media(client.get("/").get_data(as_text=True)) == "all"
 
 
 def test_theme_refuses_unknown_values(client):

@@ -10,6 +10,7 @@ from app.assistant.base import Answer, DoneEvent, StatusEvent, TextEvent
 from app.errors import ModelUnavailable
 from app.web.chat import answers as chat_answers
 from app.web.chat import tokens as stream_tokens
+from app.web.chat.live import first_live_block
 from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
 from tests.web.support import (
     HX,
@@ -32,6 +33,11 @@ def scripted(app, *events, hold_at=None) -> ScriptedAnswerer:
     return answerer
 
 
+def is_text(name: str) -> bool:
+    """True for a message carrying the answer's text (chat/live.py): a new block, or an update of one."""
+    return name == "block" or re.fullmatch(r"[ar]\d+", name) is not None
+
+
 def post_pending(client, question: str) -> str:
     """Ask with htmx and return the pending fragment."""
     response = client.post("/ask", data={"question": question}, headers=HX)
@@ -51,12 +57,14 @@ def test_htmx_ask_shows_the_question_at_once_with_a_pending_stream(app, client):
     url = stream_url_from(html)
     assert url.startswith("/ask/stream/") and "fixtures" not in url
     assert answerer.questions == []
-    # One question at a time: the form and the suggestions come back disabled, out-of-band.
+    # One question at a time: the form comes back empty out-of-band, only its send button disabled (the next
+    # question can be typed meanwhile).
     form = re.search(r'<form id="ask-form"[^>]*>.*?</form>', html, re.S).group(0)
-    assert 'hx-swap-oob="true"' in form and "<fieldset disabled>" in form
-    suggestions = re.search(r'<ul id="suggestions".*?</ul>', html, re.S).group(0)
-    assert 'hx-swap-oob="true"' in suggestions
-    assert suggestions.count("disabled>") == suggestions.count("<button") > 0
+    assert 'hx-swap-oob="true"' in form and "></textarea>" in form
+    assert "disabled" not in re.search(r'<textarea id="question"[^>]*>', form).group(0)
+    assert '<button type="submit" id="ask-send" class="send" disabled>' in form
+    # The answer is written into live block 0, as chat/live.py numbers them.
+    assert first_live_block() in html
 
 
 def test_stream_sends_status_progressive_sanitized_text_then_the_final_exchange(app, client):
@@ -70,23 +78,26 @@ def test_stream_sends_status_progressive_sanitized_text_then_the_final_exchange(
     done, events, _ = ask_streamed(client, "What are fixtures?")
     names = [name for name, _ in events]
     assert names[0] == "status" and names[-1] == "done"
-    assert "text" in names and names.index("text") < len(names) - 1
     assert "Searching Lesson 2 of Python Testing with Pytest" in events[0][1]
-    text = next(data for name, data in events if name == "text")
+    # The status line goes as the text arrives.
+    assert names[1:3] == ["status", "a0"] and events[1][1] == ""
+    text = "".join(data for name, data in events if is_text(name))
     assert "Fixtures give tests" in text and "<script" not in text and "alert(1)" not in text
     # The final message is the exchange as the page renders it: sources, a commit request, controls enabled.
     assert re.search(r'<article class="exchange exchange-answered" id="exchange-1">', done)
-    assert "<strong>setup</strong>" in done and '<details class="sources">' in done
+    assert "<strong>setup</strong>" in done and '<div class="sources">' in done
     assert 'href="https://example.com/courses/pytest/lesson-2"' in done
     assert 'hx-post="/ask/commit" hx-trigger="load"' in done
-    assert "<fieldset>" in done and "disabled>" not in done
+    assert 'id="ask-send"' in done and "disabled>" not in done
+    # Screen readers hear the finished answer once, not every update.
+    assert re.search(r'<div id="announcer" hx-swap-oob="innerHTML">Answer ready\. Fixtures give', done)
     page = client.get(page_url(client)).get_data(as_text=True)
     assert "What are fixtures?" in page and "<strong>setup</strong>" in page
 
 
 def test_extractive_answer_streams_and_the_follow_up_gets_the_history(app, client):
     done = ask_streamed(client, "What is fixture scope?").done
-    assert "Python Testing with Pytest" in done and '<details class="sources">' in done
+    assert "Python Testing with Pytest" in done and '<div class="sources">' in done
     answerer = scripted(app, DoneEvent(FINAL))
     ask_streamed(client, "And a follow-up?")
     assert [exchange.question for exchange in answerer.histories[0]] == ["What is fixture scope?"]
@@ -181,7 +192,7 @@ def test_bad_or_expired_stream_link_ends_the_stream_with_a_message(app, client, 
 def test_error_mid_stream_ends_in_the_friendly_message_and_try_again(app, client):
     scripted(app, TextEvent("Half an ans"), ModelUnavailable("The assistant is unavailable right now."))
     done, events, _ = ask_streamed(client, "Will this fail?")
-    assert [name for name, _ in events] == ["text", "done"]
+    assert [name for name, _ in events] == ["status", "a0", "done"]
     assert 'class="message message-error" role="alert"' in done
     assert "The assistant is unavailable right now." in done and "Try again" in done
     assert 'name="question" value="Will this fail?"' in done and 'hx-target="closest .exchange"' in done
@@ -297,7 +308,7 @@ def test_text_held_back_by_the_cadence_shows_before_a_new_status(app, client):
     events = ask_streamed(client, "Look it up?").events
     names = [name for name, _ in events]
     # Both pieces come within 100 ms: the second is rendered when the status arrives, not after the search.
-    last_text = max(index for index, name in enumerate(names) if name == "text")
+    last_text = max(index for index, name in enumerate(names) if is_text(name))
     assert "that up." in events[last_text][1]
     assert names[last_text + 1] == "status"
 
@@ -317,6 +328,6 @@ def test_claude_answer_streams_search_status_and_text_over_the_real_sdk(claude_c
     script_answer(fake_claude, "Cosine similarity compares **direction**.")
     streamed = ask_streamed(claude_client, "What is cosine similarity?")
     names = [name for name, _ in streamed.events]
-    assert names[0] == "status" and "text" in names and names[-1] == "done"
-    assert "<strong>direction</strong>" in streamed.done and '<details class="sources">' in streamed.done
+    assert names[0] == "status" and "a0" in names and names[-1] == "done"
+    assert "<strong>direction</strong>" in streamed.done and '<div class="sources">' in streamed.done
     assert "What is cosine similarity?" in claude_client.get(page_url(claude_client)).get_data(as_text=True)

@@ -15,7 +15,7 @@ from tests.web.support import SEARCH_TOOL, ask_streamed, page_url
 
 RAG = "Retrieval-Augmented Generation in Practice"
 PYTEST = "Python Testing with Pytest"
-MARKER_LINK = re.compile(r'<sup class="citation"><a href="#(source-[0-9a-f]+-\d+)"[^>]*>(\d+)</a></sup>')
+MARKER_LINK = re.compile(r'<sup class="citation"><a href="#(source-[0-9a-f]+-\d+)"[^>]*>(\d+)</a>')
 
 
 def source(number: int) -> Source:
@@ -36,7 +36,7 @@ def markers(html: str) -> list[tuple[str, str]]:
 
 def source_ids(html: str) -> list[str]:
     """The ids of the source list entries in the HTML."""
-    return re.findall(r'<li id="(source-[0-9a-f]+-\d+)">', html)
+    return re.findall(r'<li class="source-chip" id="(source-[0-9a-f]+-\d+)">', html)
 
 
 def script_cited_answer(claude_app, fake_claude) -> None:
@@ -90,7 +90,27 @@ def test_markers_survive_the_sanitizer_and_fake_ones_stay_plain_text():
     assert markers(html) == [(source_anchor(text, 1), "1")]
     assert "Fake.[^7]" in html and "Zero.[^0]" in html
     assert "onclick" not in html
-    assert 'title="Source 1: C – Lesson 1: L1"' in html
+    assert 'aria-label="Source 1: C – Lesson 1: L1"' in html
+
+
+def test_a_marker_carries_a_preview_of_the_cited_text_and_the_lesson_link():
+    cited = source(1).model_copy(update={"snippet": "Fixtures <b>set up</b> " + "state " * 80})
+
+    html = render_answer("Claim.[^1]", [cited])
+
+    preview = re.search(r'<span class="cite-preview">(.*?)</span></sup>', html).group(1)
+    assert (
+        '<a target="_blank" href="https://example.com/c/1"' in preview and "C – Lesson 1: L1</a>" in preview
+    )
+    assert '<span class="cite-text">Fixtures &lt;b&gt;set up&lt;/b&gt; state' in preview
+    assert preview.endswith("…</span>") and len(preview) < 500  # the preview is cut, the chip has the rest
+
+
+def test_model_html_cannot_borrow_the_preview_classes_for_other_markup():
+    html = render_answer('<span class="cite-preview">x</span><p class="prose">y</p>', [])
+
+    assert '<span class="cite-preview">' in html  # a preview with no marker shows nothing (CSS)
+    assert 'class="prose"' not in html
 
 
 def test_a_marker_inside_code_stays_code():

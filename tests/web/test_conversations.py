@@ -7,7 +7,15 @@ import secrets
 
 from app.assistant.base import Answer, DoneEvent, TextEvent
 from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
-from tests.web.support import HX, ask_streamed, asked_plain, page_url, sse_events, stream_url_from
+from tests.web.support import (
+    HX,
+    ask_streamed,
+    asked_plain,
+    page_url,
+    send_enabled,
+    sse_events,
+    stream_url_from,
+)
 
 FINAL = Answer(markdown="Fixtures give tests **setup**.[^1]", sources=[FIXTURES_SOURCE])
 CONVERSATION_URL = re.compile(r"/c/([\w-]{43})")
@@ -229,8 +237,12 @@ def test_new_chat_mid_answer_gives_an_empty_chat_with_an_enabled_form(db_app):
     html = response.get_data(as_text=True)
     assert response.headers["HX-Push-Url"] == "/"
     assert 'class="empty-state"' in html and "<article" not in html
-    form = re.search(r'<form id="ask-form"[^>]*>.*?</form>', html, re.S).group(0)
-    assert 'hx-swap-oob="true"' in form and "<fieldset>" in form and 'name="conversation" value=""' in form
+    # The send button comes back enabled, and every form's conversation field empty: the next question
+    # starts a new conversation.
+    assert send_enabled(html)
+    fields = re.findall(r'<input type="hidden" name="conversation" value="([^"]*)" class="conv[^>]*>', html)
+    assert fields and set(fields) == {""}
+    assert 'class="conversation-field" hx-swap-oob="outerHTML:.conversation-field">' in html
 
 
 def test_stream_events_never_carry_the_question_in_the_url(db_app):

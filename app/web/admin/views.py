@@ -9,12 +9,13 @@ from flask import flash, jsonify, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from app.courses.parsing import SUPPORTED_EXTENSIONS
-from app.errors import BadRequest, NotFound
+from app.errors import AppError, BadRequest, NotFound
 from app.library.jobs import SyncJobs
+from app.library.sync import last_sync
 from app.search.models import SyncJob
 from app.services import services, settings
-from app.web.admin.access import bp
-from app.web.errors import wants_json
+from app.web.admin.access import AdminDisabled, bp
+from app.web.errors import handle_error, public_error, wants_json
 from app.web.htmx import is_htmx, stop_polling
 from app.web.uploads import megabytes, save_uploads
 
@@ -36,17 +37,40 @@ def index():
 def _page_context(**extra: Any) -> dict[str, Any]:
     """What the admin page shows."""
     index = services().index
+    job = jobs().status()
     return {
         "courses": index.courses(),
         "location": index.location,
-        "job": jobs().status(),
+        "job": job,
+        "busy": _is_running(job),
+        "last_sync": last_sync(settings()),
         "course_errors": _course_errors(),
         "trash": services().trash.entries(),
-        "accept": ",".join(SUPPORTED_EXTENSIONS),
-        "max_upload": megabytes(settings().max_upload_bytes),
+        **_upload_context(),
         "docs_dir": settings().docs_dir,
         **extra,
     }
+
+
+def _upload_context() -> dict[str, Any]:
+    """What the upload form needs."""
+    return {"accept": ",".join(SUPPORTED_EXTENSIONS), "max_upload": megabytes(settings().max_upload_bytes)}
+
+
+# The admin page's own forms, whose refusals land back on it.
+PAGE_FORMS = {"admin.upload", "admin.sync", "admin.rebuild", "admin.delete_course", "admin.restore"}
+
+
+@bp.errorhandler(AppError)
+def _back_to_the_page(error: AppError) -> ResponseReturnValue:
+    """A refused admin form lands back on the admin page with the message (post/redirect/get, so a reload
+    repeats nothing); htmx, JSON and the sign-in form get the usual answer."""
+    plain_form = request.method == "POST" and not is_htmx() and not wants_json()
+    if not plain_form or isinstance(error, AdminDisabled) or request.endpoint not in PAGE_FORMS:
+        return handle_error(error)
+    _status, _title, message, _detail = public_error(error, f"on {request.method} {request.path}")
+    flash(message, "error")
+    return redirect(url_for("admin.index"), 303)
 
 
 def _course_errors() -> dict[str, str]:
@@ -76,7 +100,11 @@ def upload():
     job = jobs().start(files_changed=True) if outcome.accepted else jobs().status()
     status = 200 if outcome.accepted or is_htmx() else 422
     if is_htmx():
-        return render_template("admin/_upload_result.html", outcome=outcome, job=job), status
+        # The result in its own place under a fresh form; a started sync in the sync panel, out of band.
+        body = render_template("admin/_upload_form.html", outcome=outcome, htmx=True, **_upload_context())
+        if outcome.accepted:
+            body += _job_fragments(job, oob=True)
+        return body, status
     return render_template("admin/upload_result.html", outcome=outcome, job=job), status
 
 
@@ -104,7 +132,7 @@ def rebuild():
 def _started(job: SyncJob) -> ResponseReturnValue:
     """Answer a started (or already running) job: the progress fragment, or a redirect to the status page."""
     if is_htmx():
-        return _progress_fragment(job)
+        return _job_fragments(job, oob=False)
     if wants_json():
         return jsonify(job.public()), 202
     return redirect(url_for("admin.sync_status"), 303)
@@ -118,7 +146,9 @@ def sync_status():
         return _progress_fragment(job)
     if wants_json():
         return jsonify(job.public() if job else {"state": "idle"})
-    return render_template("admin/status.html", job=job, running=_is_running(job))
+    return render_template(
+        "admin/status.html", job=job, running=_is_running(job), last_sync=last_sync(settings())
+    )
 
 
 def _is_running(job: SyncJob | None) -> bool:
@@ -127,16 +157,32 @@ def _is_running(job: SyncJob | None) -> bool:
 
 
 def _progress_fragment(job: SyncJob | None) -> ResponseReturnValue:
-    """The progress fragment; once the job ended it also refreshes the course table out of band."""
+    """The progress fragment; once the job ended, the actions and course table too (out of band)."""
     if _is_running(job):
-        return render_template("admin/_sync_progress.html", job=job)
-    body = render_template("admin/_sync_progress.html", job=job) + render_template(
-        "admin/_courses.html",
-        courses=services().index.courses(),
-        course_errors=_course_errors(),
-        oob=True,
+        return _progress_html(job, oob=False)
+    return stop_polling(_job_fragments(job, oob=False))
+
+
+def _progress_html(job: SyncJob | None, oob: bool) -> str:
+    """The progress panel (out of band: replacing the one on the page)."""
+    report = last_sync(settings())
+    return render_template("admin/_sync_progress.html", job=job, last_sync=report, oob=oob)
+
+
+def _job_fragments(job: SyncJob | None, oob: bool) -> str:
+    """The progress panel, and out of band the actions and course table, enabled or not as the job runs."""
+    busy = _is_running(job)
+    return (
+        _progress_html(job, oob)
+        + render_template("admin/_sync_actions.html", busy=busy, oob=True)
+        + render_template(
+            "admin/_courses.html",
+            courses=services().index.courses(),
+            course_errors=_course_errors(),
+            busy=busy,
+            oob=True,
+        )
     )
-    return stop_polling(body)
 
 
 # -- remove and restore ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from app.services import services
 from app.store.soft import DOWN
 from app.web.chat.asking import finish, model_memory, remember, stop_elsewhere
 from app.web.chat.exchanges import ExchangeView
-from app.web.chat.live import LIVE, LiveAnswer
+from app.web.chat.in_flight import IN_FLIGHT, InFlightAnswer
 from app.web.chat.page import controls_context
 from app.web.chat.stream import ChatAnswer, failed_html, finished_html, tracked
 from app.web.chat.tokens import TokenRefused, current_turn, read_commit_token
@@ -41,7 +41,7 @@ def stream(pending_id: str):
         refused = BadRequest(ANSWERED_ALREADY)
         return sse_response(iter([sse_message("done", failed_html(refused, "", number, form))]))
     question = claim.question
-    live = LiveAnswer(pending_id, owner, question, number, conversation_id, claim.exchange_id)
+    live = InFlightAnswer(pending_id, owner, question, number, conversation_id, claim.exchange_id)
     memory = model_memory(owner, conversation_id, exclude=claim.exchange_id)
     try:
         events = services().assistant.stream(question, memory)
@@ -56,7 +56,7 @@ def stream(pending_id: str):
 def stop(pending_id: str):
     """Stop a streaming answer: the page keeps what it said so far, marked stopped; the form is enabled."""
     owner = browser_id(create=False)
-    live = LIVE.stop(pending_id, owner)
+    live = IN_FLIGHT.stop(pending_id, owner)
     conversation_id = request.form.get("conversation", "").strip() or None
     if live is not None:
         finish(live.exchange_id, "stopped", text=live.text)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from flask import render_template
+from flask import render_template, request
 
+from app.assistant.base import Exchange, Source
+from app.assistant.citations import MARKER
 from app.errors import AppError
 from app.search.models import CourseRecord
 from app.services import services, settings
@@ -18,18 +20,94 @@ from app.web.session import browser_id
 SIDEBAR_LESSONS = 30
 
 
-def suggested_questions(courses: list[CourseRecord]) -> list[str]:
-    """A few questions that show what the assistant can do with the courses there are."""
-    if not courses:
-        return []
-    first = courses[0]
-    questions = [f"What lessons are in the {first.title} course?"]
-    if first.lessons:
-        lesson = first.lessons[1] if len(first.lessons) > 1 else first.lessons[0]
-        questions.append(f"What does lesson {lesson.number} of {first.title} cover?")
-    if len(courses) > 1:
-        questions.append(f"Give me an outline of the {courses[1].title} course.")
-    return questions
+class Suggestion(NamedTuple):
+    """A question to offer, and the course it is about (shown under it)."""
+
+    question: str
+    course: str
+
+
+# Questions about one lesson, varied so the suggestions show different things the assistant can do.
+LESSON_QUESTIONS = (
+    "What is “{lesson}” about?",
+    "What are the key points of lesson {number}, “{lesson}”?",
+    "Explain the main idea of “{lesson}” with an example.",
+    "Summarize “{lesson}” in a few sentences.",
+)
+MAX_SUGGESTIONS = 4
+
+
+def suggested_questions(courses: list[CourseRecord]) -> list[Suggestion]:
+    """Up to four questions from different courses and lessons, each asked a different way."""
+    picks: list[tuple[CourseRecord, int]] = []
+    for round_ in range(MAX_SUGGESTIONS):
+        for course in courses:
+            # The first pass takes one lesson a course, the next another lesson of each, and so on.
+            if len(picks) < MAX_SUGGESTIONS and round_ < len(course.lessons):
+                picks.append((course, round_))
+    suggestions = []
+    for position, (course, round_) in enumerate(picks):
+        lessons = course.lessons
+        # Spread over the course rather than always its first lessons (often an introduction).
+        lesson = lessons[(len(lessons) // 3 + round_ * max(1, len(lessons) // 2)) % len(lessons)]
+        question = LESSON_QUESTIONS[position % len(LESSON_QUESTIONS)]
+        suggestions.append(
+            Suggestion(question.format(lesson=lesson.title, number=lesson.number), course.title)
+        )
+    if not suggestions and courses:
+        suggestions.append(Suggestion(course_question(courses[0]), courses[0].title))
+    return suggestions
+
+
+def current_suggestions() -> list[Suggestion]:
+    """The suggestions for the courses indexed now (none while the index cannot answer)."""
+    return suggested_questions(_courses()[0])
+
+
+def course_question(course: CourseRecord) -> str:
+    """The question behind a course's "Ask about this course"."""
+    return f"What does the {course.title} course cover, lesson by lesson?"
+
+
+FOLLOW_UPS = (
+    "Can you explain “{lesson}” in more detail?",
+    "What comes after lesson {number} of {course}?",
+    "Give me an example from “{lesson}”.",
+)
+
+
+def follow_up_questions(exchange: Exchange | ExchangeView) -> list[str]:
+    """Two or three next questions drawn from the lessons the answer cites."""
+    cited = {int(number) for number in MARKER.findall(exchange.answer)}
+    lessons: list[Source] = []
+    for number, source in enumerate(exchange.sources, 1):
+        if cited and number not in cited:
+            continue
+        key = (source.course_title, source.lesson_number)
+        if source.lesson_title and all((s.course_title, s.lesson_number) != key for s in lessons):
+            lessons.append(source)
+    questions = []
+    for position, template in enumerate(FOLLOW_UPS):
+        if not lessons:
+            break
+        source = lessons[position % len(lessons)]
+        if source.lesson_number is None and "{number}" in template:
+            continue
+        question = template.format(
+            lesson=source.lesson_title, number=source.lesson_number, course=source.course_title
+        )
+        if question != exchange.question:
+            questions.append(question)
+    return questions[:3] if len(questions) >= 2 else []
+
+
+def is_touch_device() -> bool:
+    """True for a phone or tablet, where focusing the question box raises the keyboard over the answer."""
+    # Chromium sends Sec-CH-UA-Mobile on every request; the user agent covers the other browsers.
+    agent = request.headers.get("User-Agent", "")
+    return request.headers.get("Sec-CH-UA-Mobile") == "?1" or any(
+        word in agent for word in ("Mobi", "Android", "iPhone", "iPad")
+    )
 
 
 def render_page(
@@ -41,20 +119,19 @@ def render_page(
 ) -> str:
     """Render the whole chat page: one conversation (stored, or the cookie's), or a new, empty one."""
     courses, courses_error = _courses()
-    assistant = services().assistant
     conversations, conversations_error = recent_conversations()
     return render_template(
         "chat/index.html",
         courses=courses,
         courses_error=courses_error,
         suggestions=suggested_questions(courses),
+        course_question=course_question,
         sidebar_lessons=SIDEBAR_LESSONS,
         exchanges=exchanges,
         trimmed=trimmed,
         conversations=conversations,
         conversations_error=conversations_error,
-        mode=assistant.mode,
-        model=assistant.model,
+        mode=services().assistant.mode,
         error=form_error,
         value=form_value,
         **form_context(conversation_id),
@@ -81,12 +158,8 @@ def _courses() -> tuple[list[CourseRecord], str | None]:
 
 
 def controls_context(pending: bool, conversation_id: str | None) -> dict[str, Any]:
-    """What the question form and the suggestions need when sent out-of-band, `pending` or not."""
-    return {
-        "pending": pending,
-        "suggestions": suggested_questions(_courses()[0]),
-        **form_context(conversation_id),
-    }
+    """What the question form needs when sent out-of-band, `pending` or not."""
+    return {"pending": pending, **form_context(conversation_id)}
 
 
 def form_context(conversation_id: str | None = None) -> dict[str, Any]:
@@ -97,4 +170,5 @@ def form_context(conversation_id: str | None = None) -> dict[str, Any]:
         "max_history": config.max_history,
         "conversation_id": conversation_id or "",
         "stores_conversations": config.store_conversations,
+        "autofocus_ok": not is_touch_device(),
     }

@@ -11,74 +11,85 @@ from flask import render_template
 from app.assistant.base import Answer, AnswerEvent, Exchange
 from app.web.chat.asking import ended_how, finish
 from app.web.chat.exchanges import ExchangeView
-from app.web.chat.live import LIVE, LiveAnswer
+from app.web.chat.in_flight import IN_FLIGHT, InFlightAnswer
+from app.web.chat.live import LiveAnswer
 from app.web.chat.tokens import commit_token
 from app.web.errors import public_error
-from app.web.markdown import render_markdown
 from app.web.observability import record_answer
 from app.web.sse import sse_message
 
-# Re-render the answer so far at most this often: smooth to read, without a render per token.
+# Update the answer so far at most this often: smooth to read, without a message per token.
 RENDER_EVERY_SECONDS = 0.1
 
 
 class ChatAnswer:
-    """The chat's face of a streamed answer: `status`, `text` (sanitized HTML so far), then one `done`.
+    """The chat's face of a streamed answer: `status`, the text as it comes (see chat/live.py), one `done`.
 
     `done` replaces the pending exchange with the finished one (or the error and "Try again") and asks the
     page to commit it to the cookie's memory. The stored exchange is completed as the answer ends.
     """
 
-    def __init__(self, live: LiveAnswer, turn: int, form: dict[str, Any]):
-        self.live, self.turn, self.form = live, turn, form
-        self.question, self.number = live.question, live.number
-        self._text, self._shown, self._rendered_at = "", "", float("-inf")
+    def __init__(self, flight: InFlightAnswer, turn: int, form: dict[str, Any]):
+        self.flight, self.turn, self.form = flight, turn, form
+        self.question, self.number = flight.question, flight.number
+        self._live = LiveAnswer()
+        self._shown, self._updated_at, self._status_shown = 0, float("-inf"), True
 
     def status(self, text: str) -> Iterator[str]:
         """The status line; first the text held back by the cadence, since a tool round may take long."""
-        if self._text != self._shown:
-            self._shown = self._text
-            yield sse_message("text", str(render_markdown(self._text)))
+        yield from self._update()
+        self._status_shown = True
         yield sse_message("status", render_template("chat/_stream_status.html", status=text))
 
     def text(self, piece: str) -> Iterator[str]:
-        """The answer so far as HTML, at most every RENDER_EVERY_SECONDS."""
-        self._text += piece
-        self.live.text = self._text
-        now = time.monotonic()
-        if now - self._rendered_at >= RENDER_EVERY_SECONDS:
-            self._shown, self._rendered_at = self._text, now
-            yield sse_message("text", str(render_markdown(self._text)))
+        """The answer so far, at most every RENDER_EVERY_SECONDS; the status line goes when text arrives."""
+        self._live.add(piece)
+        self.flight.text = self._live.text  # what Stop keeps
+        messages = []
+        if self._status_shown and piece.strip():
+            self._status_shown = False
+            messages.append(sse_message("status", ""))
+        if time.monotonic() - self._updated_at >= RENDER_EVERY_SECONDS:
+            messages.extend(self._update())
+        if messages:
+            yield "".join(messages)  # one chunk: the status goes as the words come
+
+    def _update(self) -> list[str]:
+        """The messages that bring the page up to the text so far."""
+        if len(self._live.text) == self._shown:
+            return []
+        self._shown, self._updated_at = len(self._live.text), time.monotonic()
+        return self._live.update()
 
     def done(self, answer: Answer) -> str:
         """The finished exchange, with the token that commits it to the cookie's memory."""
         record_answer(answer)
-        live = self.live
-        if live.end("answered"):
-            finish(live.exchange_id, "answered", answer)
+        flight = self.flight
+        if flight.end("answered"):
+            finish(flight.exchange_id, "answered", answer)
         exchange = Exchange(question=self.question, answer=answer.markdown, sources=answer.sources)
         view = ExchangeView(
             self.number,
             self.question,
             answer.markdown,
             list(answer.sources),
-            id=live.exchange_id,
-            conversation_id=live.conversation_id,
+            id=flight.exchange_id,
+            conversation_id=flight.conversation_id,
         )
-        token = commit_token(exchange, self.turn, live.owner, live.conversation_id)
+        token = commit_token(exchange, self.turn, flight.owner, flight.conversation_id)
         return sse_message("done", finished_html(view, self.form, token))
 
     def failed(self, error: Exception) -> str:
         """The exchange ended by the friendly error (or by Stop, whose page has moved on already)."""
-        live = self.live
-        if live.end("failed"):
-            finish(live.exchange_id, "failed", text=self._text)
+        flight = self.flight
+        if flight.end("failed"):
+            finish(flight.exchange_id, "failed", text=self._live.text)
         return sse_message("done", failed_html(error, self.question, self.number, self.form))
 
 
-def tracked(events: Iterator[AnswerEvent], live: LiveAnswer) -> Iterator[AnswerEvent]:
+def tracked(events: Iterator[AnswerEvent], live: InFlightAnswer) -> Iterator[AnswerEvent]:
     """The answer's events until Stop; a stream the browser left (reload, new chat) ends interrupted."""
-    LIVE.add(live)
+    IN_FLIGHT.add(live)
     try:
         for event in events:
             if live.stopped:
@@ -89,7 +100,7 @@ def tracked(events: Iterator[AnswerEvent], live: LiveAnswer) -> Iterator[AnswerE
             finish(live.exchange_id, "failed", text=live.text)
         raise
     finally:
-        LIVE.remove(live)
+        IN_FLIGHT.remove(live)
         if live.end("interrupted"):
             how = ended_how(live.owner, live.conversation_id, live.exchange_id)
             finish(live.exchange_id, how, text=live.text)

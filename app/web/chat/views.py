@@ -13,7 +13,14 @@ from app.services import services, settings
 from app.web.chat.asking import Asked, begin, finish, gone, model_memory, remember, stores, transcript
 from app.web.chat.exchanges import ExchangeView, from_memory, from_record
 from app.web.chat.history import History, clear_history, load_memory
-from app.web.chat.page import controls_context, form_context, recent_conversations, render_page
+from app.web.chat.page import (
+    controls_context,
+    current_suggestions,
+    follow_up_questions,
+    form_context,
+    recent_conversations,
+    render_page,
+)
 from app.web.chat.stream import finished_html
 from app.web.chat.tokens import current_turn
 from app.web.htmx import is_htmx
@@ -24,6 +31,7 @@ from app.web.session import THEME_KEY, browser_id
 from app.web.templating import THEMES
 
 bp = Blueprint("chat", __name__)
+bp.add_app_template_filter(follow_up_questions, "follow_ups")
 
 
 @bp.get("/")
@@ -91,7 +99,11 @@ def _pending(asked: Asked, pending_id: str):
         **controls_context(True, asked.conversation_id),
     )
     if asked.created:
-        # The new conversation joins the sidebar's list, and the address becomes its own.
+        # The new conversation joins the sidebar's list, the address becomes its own, and the page's forms
+        # (suggestions, course buttons) continue it.
+        html += render_template(
+            "chat/_conversation_field.html", oob=True, conversation_id=asked.conversation_id
+        )
         conversations, error = recent_conversations()
         html += render_template(
             "chat/_conversation_list.html",
@@ -145,11 +157,14 @@ def new():
     clear_history()
     if not is_htmx():
         return redirect(url_for(".index"), 303)
-    response = make_response(
-        render_template(
-            "chat/_new_response.html", exchanges=[], trimmed=False, **controls_context(False, None)
-        )
+    html = render_template(
+        "chat/_new_response.html",
+        exchanges=[],
+        trimmed=False,
+        suggestions=current_suggestions(),
+        **controls_context(False, None),
     )
+    response = make_response(html)
     if stores():
         response.headers["HX-Push-Url"] = url_for(".index")
     return response
@@ -162,6 +177,9 @@ def theme():
     if choice not in THEMES:
         raise BadRequest("Choose auto, light or dark.")
     session[THEME_KEY] = choice
+    if is_htmx():
+        # In place: the page keeps its scroll position and any answer still streaming.
+        return render_template("_theme_response.html", theme=choice)
     return redirect(safe_local_path(request.form.get("next"), url_for(".index")), 303)
 
 
