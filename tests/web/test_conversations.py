@@ -45,6 +45,9 @@ def test_five_questions_make_one_conversation_with_its_own_url(db_app):
         r'<nav id="conversation-list"[^>]*>.*?</nav>', first.get_data(as_text=True), re.S
     ).group(0)
     assert 'hx-swap-oob="true"' in listed and f'href="{url}" aria-current="page">Question 1?</a>' in listed
+    # Every form asking in the page's conversation (suggestions, course buttons) continues it from now on.
+    oob = 'class="conversation-field" hx-swap-oob="outerHTML:.conversation-field">'
+    assert f'value="{url[len("/c/") :]}" {oob}' in first.get_data(as_text=True)
     client.get(stream_url_from(first.get_data(as_text=True))).get_data()
     client.conversation = url[len("/c/") :]
     for number in range(2, 6):
