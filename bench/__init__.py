@@ -25,4 +25,6 @@ def bench_app(tmp: str, docs: Path = DOCS, **config: Any):
         }
     )
     app.config["WTF_CSRF_ENABLED"] = False
+    # Migrated as `make run` does: asks store their questions, and the stream claims them from the database.
+    app.extensions["services"].store.upgrade()
     return app

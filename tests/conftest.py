@@ -55,7 +55,13 @@ def library(tmp_path_factory) -> Path:
     from tests.helpers import Library
 
     root = tmp_path_factory.mktemp("library")
-    Library.indexed(root, TEST_COURSES)
+    library = Library.indexed(root, TEST_COURSES)
+    # The embedded database, migrated once; each app gets a copy, as `make run` would have migrated it.
+    from app.store.store import Store
+
+    store = Store.from_settings(library.settings)
+    store.upgrade()
+    store.close()
     return root
 
 
@@ -71,6 +77,8 @@ def docs_dir(tmp_path, library) -> Path:
 def make_app(tmp_path, library, docs_dir):
     """Build an app over a private copy of the indexed library, with extra settings."""
     shutil.copytree(library / "instance" / "chroma", tmp_path / "instance" / "chroma")
+    for database in (library / "instance").glob("*.sqlite3"):  # the migrated embedded database
+        shutil.copy(database, tmp_path / "instance" / database.name)
     from app import create_app
 
     def build(**overrides):

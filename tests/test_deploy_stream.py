@@ -5,20 +5,21 @@ from __future__ import annotations
 import http.cookiejar
 import re
 import shutil
+import subprocess
 import urllib.parse
 import urllib.request
 
 import pytest
 
 from tests.conftest import TEST_COURSES
-from tests.test_deploy import Gunicorn, app_env, flask_index
+from tests.test_deploy import BIN, ROOT, Gunicorn, app_env, flask_index
 from tests.web.support import commit_token_from, csrf_from, sse_events, stream_url_from
 
 pytestmark = pytest.mark.slow
 
 # Fresh connections, so either worker may accept each request; enough tries to see both sides.
 MAX_TRIES = 30
-ACCESS_LINE = re.compile(r"^<(\d+)> (\d+) (GET|POST) (/ask/stream|/ask/commit)\?", re.MULTILINE)
+ACCESS_LINE = re.compile(r"^<(\d+)> (\d+) (GET|POST) (/ask/stream|/ask/commit)[/?]", re.MULTILINE)
 
 
 class Browser:
@@ -57,6 +58,15 @@ def two_workers(tmp_path_factory):
     shutil.copytree(TEST_COURSES, docs)
     env = app_env(tmp, docs)
     flask_index(env)
+    # As `make run` and the image do: the workers share the migrated SQLite file (pending questions).
+    upgraded = subprocess.run(
+        [str(BIN / "flask"), "--app", "wsgi", "db", "upgrade"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=180,
+    )
+    assert upgraded.returncode == 0, upgraded.stderr
     server = Gunicorn(env, tmp / "gunicorn-logs", workers=2)
     try:
         server.wait_serving()
@@ -73,8 +83,9 @@ def test_stream_on_one_worker_and_commit_on_the_other(two_workers):
         pending = browser.post("/ask", {"question": question})
         events = sse_events(browser.get(stream_url_from(pending)))
         assert [name for name, _ in events][-1:] == ["done"]
-        browser.post("/ask/commit", {"token": commit_token_from(events[-1][1])})
-        assert question in browser.get("/")
+        committed = browser.post("/ask/commit", {"token": commit_token_from(events[-1][1])})
+        assert "not saved" not in committed
+        assert question in browser.get("/conversations")  # stored by whichever worker took the ask
         lines = ACCESS_LINE.findall(two_workers.stdout())
         stream_pid, commit_pid = lines[-2][0], lines[-1][0]
         assert [line[1:] for line in lines[-2:]] == [

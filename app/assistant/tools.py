@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from app.assistant import retrieval
 from app.assistant.base import Source
 from app.courses.timecodes import format_clock
 from app.errors import BadRequest, NotFound
@@ -255,6 +256,7 @@ class ToolBox:
     ) -> ToolResult:
         """Search passages; raises CourseNotFound / LessonNotFound from the index."""
         passages = self.index.search(query, course=course_name, lesson=lesson_number, k=self.max_results)
+        retrieval.saw(passages)  # the question log's confidence figure
         if not passages:
             where = ""
             if course_name:

@@ -76,7 +76,10 @@ def handle_error(error: Exception):
         response = jsonify(error=message, detail=detail)
         response.status_code = status
         return response
-    context = {"status": status, "title": title, "message": message, "retry_question": _retry_question()}
+    retry = _retry_question()
+    context = {"status": status, "title": title, "message": message, "retry_question": retry}
+    if retry:  # asked again in the same stored conversation
+        context["conversation_id"] = request.form.get("conversation", "")
     if is_htmx():
         # htmx swaps only 2xx responses by default; the fragment carries the failure itself.
         return render_template("_error.html", **context), 200

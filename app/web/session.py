@@ -6,10 +6,17 @@ the conversation history (the only part that grows) is trimmed to keep the whole
 
 from __future__ import annotations
 
+import secrets
+
 from flask import current_app, session
 from werkzeug.http import dump_cookie
 
-HISTORY_KEY = "chat"  # the conversation: chat/history.py
+HISTORY_KEY = "chat"  # the model's memory of the conversation: chat/history.py
+# The stored conversation that memory belongs to (absent: the cookie-only conversation): chat/history.py
+MEMORY_OF_KEY = "chat_of"
+# A random id that owns this browser's stored conversations; signed with the cookie, so it cannot be forged.
+BROWSER_KEY = "browser"
+BROWSER_ID_BYTES = 18  # 144 random bits, 24 characters
 TURN_KEY = "chat_turn"  # exchanges committed so far, which spends old commit tokens: chat/tokens.py
 THEME_KEY = "theme"  # auto, light or dark: templating.py and the chat's theme switch
 ADMIN_KEY = "admin"  # the admin sign-in and its proof: admin/auth.py
@@ -44,3 +51,16 @@ def cookie_size() -> int:
 def fits() -> bool:
     """True when the current session's cookie is within the budget."""
     return cookie_size() < COOKIE_BUDGET
+
+
+def browser_id(create: bool = True) -> str | None:
+    """This browser's id (made on first use when `create`); None when it has none and none is made."""
+    value = session.get(BROWSER_KEY)
+    if isinstance(value, str) and value:
+        return value
+    if not create:
+        return None
+    value = secrets.token_urlsafe(BROWSER_ID_BYTES)
+    session[BROWSER_KEY] = value
+    session.permanent = True
+    return value

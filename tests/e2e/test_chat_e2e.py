@@ -90,7 +90,8 @@ def test_chat_with_javascript(browser, live_server, fake_claude, tmp_path):
     expect(page.locator("#ask-send")).to_be_enabled()
     expect(page.locator("#ask-indicator")).to_be_hidden()
     check_answer_and_sources(page, "Cosine similarity compares the direction")
-    assert page.url.rstrip("/") == live_server  # htmx swapped the fragment: no navigation
+    # htmx swapped the fragment (no navigation) and gave the new conversation its own address.
+    assert re.fullmatch(rf"{re.escape(live_server)}/c/[\w-]{{43}}", page.url)
     shot(page, tmp_path / "1-answer.png")
 
     # A follow-up: the model receives the first exchange as history.
@@ -123,14 +124,16 @@ def test_chat_without_javascript(browser, live_server, fake_claude, tmp_path):
     fake_claude.enqueue_tool_use(SEARCH_TOOL, {"query": "fixture scope"})
     fake_claude.enqueue_text("The **fixture scope** decides how often a fixture is created.")
     ask(page, "What is fixture scope?", exchanges=1)  # a plain POST, then 303 back to the page
-    assert page.url == f"{live_server}/#exchange-1"  # the page lands on the new exchange
+    # The page lands on the new exchange, on the new conversation's own page.
+    assert re.fullmatch(rf"{re.escape(live_server)}/c/[\w-]{{43}}#exchange-1", page.url)
+    conversation = page.url.partition("#")[0]
     check_answer_and_sources(page, "decides how often a fixture is created")
     expect(page.locator("#question")).to_have_value("")
     shot(page, tmp_path / "1-answer-nojs.png")
 
     fake_claude.enqueue_text("Once per test function, unless you choose a wider scope.")
     ask(page, "What is the default?", exchanges=2)
-    assert page.url == f"{live_server}/#exchange-2"
+    assert page.url == f"{conversation}#exchange-2"
     expect(page.locator("article.exchange").last).to_contain_text("Once per test function")
     assert user_questions(fake_claude) == ["What is fixture scope?", "What is the default?"]
     shot(page, tmp_path / "2-follow-up-nojs.png")

@@ -96,6 +96,15 @@ def test_a_rich_answer_on_a_320_px_phone_fits_and_passes_axe(browser, live_serve
     # A table keeps readable columns (no one-word lines) and scrolls sideways inside its box.
     widths = prose.locator("td").evaluate_all("cells => cells.map(c => c.getBoundingClientRect().width)")
     assert min(widths) >= 80, widths
+    # The answer's actions with their forms open (edit the question, 👎 with a comment) fit and pass too.
+    page.locator("article.exchange .edit-question > summary").click()
+    page.locator("article.exchange .vote-down-details > summary").click()
+    assert overflow(page) == 0
+    assert axe_violations(page) == []
+    # So does the list of this browser's conversations.
+    page.goto(f"{live_server}/conversations")
+    expect(page.locator(".conversation-row").first).to_be_visible()
+    assert overflow(page) == 0
     assert axe_violations(page) == []
     context.close()
 

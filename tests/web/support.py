@@ -80,17 +80,52 @@ class Streamed(NamedTuple):
         return self.commit.get_data(as_text=True) if self.commit is not None else ""
 
 
+def conversation_from(html: str) -> str:
+    """The conversation the question form continues ("" for a new one), as the page keeps it."""
+    match = re.search(r'<form id="ask-form".*?name="conversation" value="([^"]*)"', html, re.S)
+    assert match, "no question form in the response"
+    return match.group(1)
+
+
+def send_enabled(html: str) -> bool:
+    """True when `html` sends the composer's Send button back enabled, out-of-band (an answer ended)."""
+    button = re.search(r'<button type="submit" id="ask-send"[^>]*>', html)
+    return bool(button) and "hx-swap-oob" in button.group(0) and "disabled" not in button.group(0)
+
+
 def ask_streamed(client, question: str, headers: dict | None = None) -> Streamed:
-    """Ask as the page does with JavaScript: post, read the stream, commit."""
-    pending = client.post("/ask", data={"question": question}, headers={**HX, **(headers or {})})
+    """Ask as the page does with JavaScript: post, read the stream, commit; the next question continues the
+    conversation, as the page's form does (`client.conversation`)."""
+    data = {"question": question, "conversation": getattr(client, "conversation", "")}
+    pending = client.post("/ask", data=data, headers={**HX, **(headers or {})})
     assert pending.status_code == 200, pending.get_data(as_text=True)
+    # The pending exchange sends the composer back with the conversation it continues (a new one's id).
+    client.conversation = conversation_from(pending.get_data(as_text=True))
     stream = client.get(stream_url_from(pending.get_data(as_text=True)))
     assert stream.mimetype == "text/event-stream"
     events = sse_events(stream.get_data(as_text=True))
     name, done = events[-1]
     assert name == "done"
+    if 'id="ask-form"' in done:
+        client.conversation = conversation_from(done)
     if 'hx-post="/ask/commit"' not in done:
         return Streamed(done, events, None)
     committed = client.post("/ask/commit", data={"token": commit_token_from(done)}, headers=HX)
     assert committed.status_code == 200
     return Streamed(done, events, committed)
+
+
+def page_url(client) -> str:
+    """The page the browser shows after its questions: its stored conversation, else the chat's start."""
+    conversation = getattr(client, "conversation", "")
+    return f"/c/{conversation}" if conversation else "/"
+
+
+def asked_plain(client, question: str, **data) -> Any:
+    """Ask without JavaScript, continuing the browser's conversation; remember where the answer landed."""
+    fields = {"question": question, "conversation": getattr(client, "conversation", ""), **data}
+    response = client.post("/ask", data=fields)
+    location = response.headers.get("Location", "")
+    if location.startswith("/c/"):
+        client.conversation = location[len("/c/") :].partition("#")[0]
+    return response

@@ -181,7 +181,12 @@ def test_unknown_endpoint_and_wrong_method_are_json(client):
 
 def test_health_and_readiness(client):
     assert client.get("/healthz").get_json() == {"status": "ok"}
-    assert client.get("/readyz").get_json() == {"status": "ready", "courses": 3, "ratelimit_store": "off"}
+    assert client.get("/readyz").get_json() == {
+        "status": "ready",
+        "courses": 3,
+        "ratelimit_store": "off",
+        "database": "ok",
+    }
 
 
 def test_a_cold_worker_is_not_ready_until_it_has_warmed_up(make_app, monkeypatch):
@@ -197,7 +202,12 @@ def test_a_cold_worker_is_not_ready_until_it_has_warmed_up(make_app, monkeypatch
     assert "warming up" in body["error"]
     services.warming.join(timeout=120)
     assert services.warm
-    assert client.get("/readyz").get_json() == {"status": "ready", "courses": 3, "ratelimit_store": "off"}
+    assert client.get("/readyz").get_json() == {
+        "status": "ready",
+        "courses": 3,
+        "ratelimit_store": "off",
+        "database": "ok",
+    }
 
 
 def test_readiness_fails_when_chromadb_is_down_without_naming_it(make_app, caplog):

@@ -69,8 +69,10 @@ def test_plain_ask_stores_and_redirects_then_the_page_shows_it(claude_client, fa
     script_answer(fake_claude, "Stored answer about vectors.")
     response = claude_client.post("/ask", data={"question": "Tell me about vectors"})
     assert response.status_code == 303
-    assert response.headers["Location"] == "/#exchange-1"  # lands on the new exchange
-    html = claude_client.get("/").get_data(as_text=True)
+    # Lands on the new exchange of the new conversation's own page.
+    location = response.headers["Location"]
+    assert re.fullmatch(r"/c/[\w-]{43}#exchange-1", location)
+    html = claude_client.get(location.partition("#")[0]).get_data(as_text=True)
     assert "Tell me about vectors" in html and "Stored answer about vectors." in html
     assert '<div class="sources">' in html
 
@@ -120,7 +122,9 @@ def test_question_of_exactly_the_limit_is_asked(claude_client, fake_claude):
     assert len(fake_claude.requests) == 1
 
 
-def test_model_error_is_a_message_with_retry_and_history_unchanged(claude_client, fake_claude):
+def test_model_error_is_a_message_with_retry_and_history_unchanged(cookie_claude_client, fake_claude):
+    # The cookie-only conversation, as before stored conversations (those keep the failed question).
+    claude_client = cookie_claude_client
     fake_claude.enqueue_text("Kept answer.")
     claude_client.post("/ask", data={"question": "Kept question?"})
     fake_claude.enqueue_error(529, "Overloaded", times=3)  # the first try and the SDK's two retries
@@ -144,16 +148,17 @@ def test_new_chat_clears_the_conversation(claude_client, fake_claude):
     html = response.get_data(as_text=True)
     assert response.status_code == 200
     assert 'class="empty-state"' in html and 'id="history-note"' in html and "hidden" in html
-    assert "Question one?" not in claude_client.get("/").get_data(as_text=True)
+    assert "Question one?" not in conversation_section(claude_client.get("/").get_data(as_text=True))
 
     fake_claude.enqueue_text("Answer two.")
     claude_client.post("/ask", data={"question": "Question two?"})
     plain = claude_client.post("/new")
     assert plain.status_code == 303 and plain.headers["Location"] == "/"
-    assert "Question two?" not in claude_client.get("/").get_data(as_text=True)
+    assert "Question two?" not in conversation_section(claude_client.get("/").get_data(as_text=True))
 
 
-def test_page_says_when_earlier_turns_were_trimmed(claude_client, fake_claude):
+def test_page_says_when_earlier_turns_were_trimmed(cookie_claude_client, fake_claude):
+    claude_client = cookie_claude_client  # the page shows the cookie's memory only without stored ones
     for number in range(3):  # MAX_HISTORY is 2
         fake_claude.enqueue_text(f"Answer {number}.")
         committed = ask_streamed(claude_client, f"Question {number}?").committed
@@ -161,6 +166,11 @@ def test_page_says_when_earlier_turns_were_trimmed(claude_client, fake_claude):
     page = claude_client.get("/").get_data(as_text=True)
     assert '<p id="history-note" class="history-note">' in page
     assert "Question 0?" not in page and "Question 2?" in page
+
+
+def conversation_section(html: str) -> str:
+    """The conversation area of a chat page (the sidebar lists past conversations by their questions)."""
+    return re.search(r'<section id="conversation".*?</section>', html, re.S).group(0)
 
 
 def dark_stylesheet_media(html: str) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from app.assistant.base import Answer, DoneEvent, StatusEvent, TextEvent
 from app.errors import ModelUnavailable
+from app.web.chat import answers as chat_answers
 from app.web.chat import tokens as stream_tokens
 from app.web.chat.live import first_live_block
 from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
@@ -16,6 +17,7 @@ from tests.web.support import (
     ask_streamed,
     commit_token_from,
     csrf_from,
+    page_url,
     script_answer,
     sse_events,
     stream_url_from,
@@ -50,9 +52,10 @@ def test_htmx_ask_shows_the_question_at_once_with_a_pending_stream(app, client):
     assert 'id="exchange-1"' in article and 'aria-busy="true"' in article
     assert 'hx-ext="sse"' in article and 'sse-swap="done"' in article and 'sse-close="done"' in article
     assert '<p class="question-text">What are &lt;fixtures&gt;?</p>' in html
-    # The question travels signed, not as text in the URL; the model is not asked before the stream opens.
+    # The question waits on the server; the URL carries an opaque id. The model is not asked before the
+    # stream opens.
     url = stream_url_from(html)
-    assert url.startswith("/ask/stream?t=") and "fixtures" not in url
+    assert url.startswith("/ask/stream/") and "fixtures" not in url
     assert answerer.questions == []
     # One question at a time: the form comes back empty out-of-band, only its send button disabled (the next
     # question can be typed meanwhile).
@@ -81,14 +84,14 @@ def test_stream_sends_status_progressive_sanitized_text_then_the_final_exchange(
     text = "".join(data for name, data in events if is_text(name))
     assert "Fixtures give tests" in text and "<script" not in text and "alert(1)" not in text
     # The final message is the exchange as the page renders it: sources, a commit request, controls enabled.
-    assert re.search(r'<article class="exchange" id="exchange-1">', done)
+    assert re.search(r'<article class="exchange exchange-answered" id="exchange-1">', done)
     assert "<strong>setup</strong>" in done and '<div class="sources">' in done
     assert 'href="https://example.com/courses/pytest/lesson-2"' in done
     assert 'hx-post="/ask/commit" hx-trigger="load"' in done
     assert 'id="ask-send"' in done and "disabled>" not in done
     # Screen readers hear the finished answer once, not every update.
     assert re.search(r'<div id="announcer" hx-swap-oob="innerHTML">Answer ready\. Fixtures give', done)
-    page = client.get("/").get_data(as_text=True)
+    page = client.get(page_url(client)).get_data(as_text=True)
     assert "What are fixtures?" in page and "<strong>setup</strong>" in page
 
 
@@ -98,7 +101,7 @@ def test_extractive_answer_streams_and_the_follow_up_gets_the_history(app, clien
     answerer = scripted(app, DoneEvent(FINAL))
     ask_streamed(client, "And a follow-up?")
     assert [exchange.question for exchange in answerer.histories[0]] == ["What is fixture scope?"]
-    page = client.get("/").get_data(as_text=True)
+    page = client.get(page_url(client)).get_data(as_text=True)
     assert 'id="exchange-1"' in page and 'id="exchange-2"' in page
 
 
@@ -108,7 +111,8 @@ def stream_done(client, question: str) -> str:
     return sse_events(stream.get_data(as_text=True))[-1][1]
 
 
-def test_commit_token_is_accepted_once(app, client):
+def test_commit_token_is_accepted_once(cookie_app, cookie_client):
+    app, client = cookie_app, cookie_client
     scripted(app, DoneEvent(FINAL))
     token = commit_token_from(stream_done(client, "Once only?"))
     first = client.post("/ask/commit", data={"token": token}, headers=HX)
@@ -120,7 +124,8 @@ def test_commit_token_is_accepted_once(app, client):
     assert page.count('<p class="question-text">Once only?</p>') == 1
 
 
-def test_replay_after_a_new_chat_is_refused(app, client):
+def test_replay_after_a_new_chat_is_refused(cookie_app, cookie_client):
+    app, client = cookie_app, cookie_client
     scripted(app, DoneEvent(FINAL))
     token = commit_token_from(stream_done(client, "Replay me?"))
     assert client.post("/ask/commit", data={"token": token}).status_code == 200
@@ -129,7 +134,8 @@ def test_replay_after_a_new_chat_is_refused(app, client):
     assert "Replay me?" not in client.get("/").get_data(as_text=True)
 
 
-def test_tampered_or_missing_commit_token_is_refused(app, client):
+def test_tampered_or_missing_commit_token_is_refused(cookie_app, cookie_client):
+    app, client = cookie_app, cookie_client
     scripted(app, DoneEvent(FINAL))
     token = commit_token_from(stream_done(client, "Tamper?"))
     payload, _, signature = token.rpartition(".")
@@ -157,7 +163,7 @@ def test_commit_token_from_another_browser_is_refused(app, client):
 
 
 def test_commit_needs_the_csrf_token(make_app):
-    app = make_app()
+    app = make_app(STORE_CONVERSATIONS=False)
     scripted(app, DoneEvent(FINAL))
     client = app.test_client()
     csrf = csrf_from(client.get("/").get_data(as_text=True))
@@ -172,14 +178,14 @@ def test_commit_needs_the_csrf_token(make_app):
 
 def test_bad_or_expired_stream_link_ends_the_stream_with_a_message(app, client, monkeypatch):
     answerer = scripted(app, DoneEvent(FINAL))
-    for url in ("/ask/stream?t=forged", "/ask/stream"):
+    for url in ("/ask/stream/forged", "/ask/stream/forged?c=x&n=2"):
         response = client.get(url)
         assert response.status_code == 200 and response.mimetype == "text/event-stream"
         [(name, data)] = sse_events(response.get_data(as_text=True))
-        assert name == "done" and "This question has expired" in data
+        assert name == "done" and "answered already, or has expired" in data
     url = stream_url_from(post_pending(client, "Stale?"))
-    monkeypatch.setattr(stream_tokens, "ASK_MAX_AGE", -1)
-    assert "This question has expired" in client.get(url).get_data(as_text=True)
+    monkeypatch.setattr(chat_answers, "CLAIM_SECONDS", -1)
+    assert "answered already, or has expired" in client.get(url).get_data(as_text=True)
     assert answerer.questions == []
 
 
@@ -191,7 +197,10 @@ def test_error_mid_stream_ends_in_the_friendly_message_and_try_again(app, client
     assert "The assistant is unavailable right now." in done and "Try again" in done
     assert 'name="question" value="Will this fail?"' in done and 'hx-target="closest .exchange"' in done
     assert "/ask/commit" not in done
-    assert "Will this fail?" not in client.get("/").get_data(as_text=True)
+    # The question stays in its conversation, its answer marked failed, with "Ask again".
+    page = client.get(page_url(client)).get_data(as_text=True)
+    failed = re.search(r'<article class="exchange exchange-failed".*?</article>', page, re.S).group(0)
+    assert "Will this fail?" in failed and "The answer failed." in failed and "Ask again" in failed
 
 
 def test_unexpected_error_mid_stream_shows_no_internals(app, client, caplog):
@@ -248,12 +257,13 @@ def test_api_stream_flag_must_be_a_boolean(app, client):
     assert answerer.questions == []
 
 
-def test_the_commit_may_land_on_another_worker(app, client, tmp_path, docs_dir):
+def test_the_commit_may_land_on_another_worker(cookie_app, cookie_client, tmp_path, docs_dir):
     # A second app from the same settings (one SECRET_KEY) stands for another gunicorn worker.
     from app import create_app
     from tests.conftest import make_config
 
-    other = create_app(make_config(tmp_path, docs_dir))
+    app, client = cookie_app, cookie_client
+    other = create_app(make_config(tmp_path, docs_dir, STORE_CONVERSATIONS=False))
     other.config.update(TESTING=True, WTF_CSRF_ENABLED=False)
     scripted(app, DoneEvent(FINAL))
     token = commit_token_from(stream_done(client, "Across workers?"))
@@ -278,7 +288,8 @@ def test_sse_extension_is_vendored_for_the_same_htmx_major_with_its_licence(clie
     assert html.index("/static/htmx.min.js") < html.index("/static/htmx-ext-sse.min.js")
 
 
-def test_exchange_ids_stay_unique_when_the_history_trims(app, client):
+def test_exchange_ids_stay_unique_when_the_history_trims(cookie_app, cookie_client):
+    app, client = cookie_app, cookie_client
     scripted(app, DoneEvent(FINAL))
     for number in range(1, 4):  # MAX_HISTORY is 2
         done = ask_streamed(client, f"Question {number}?").done
@@ -302,16 +313,14 @@ def test_text_held_back_by_the_cadence_shows_before_a_new_status(app, client):
     assert names[last_text + 1] == "status"
 
 
-def test_a_question_the_settings_now_refuse_ends_the_stream_with_a_message(make_app):
-    app = make_app(MAX_QUESTION_CHARS=10)
-    app.config["WTF_CSRF_ENABLED"] = False
+def test_a_question_the_settings_now_refuse_ends_the_stream_with_a_message(app, client, make_app):
     scripted(app, DoneEvent(FINAL))
-    client = app.test_client()
-    with app.test_request_context():
-        from flask import url_for
-
-        url = url_for("chat.stream", t=stream_tokens.ask_token("A question far too long now?"))
-    [(name, data)] = sse_events(client.get(url).get_data(as_text=True))
+    url = stream_url_from(post_pending(client, "A question far too long now?"))
+    # Another worker, started after MAX_QUESTION_CHARS was lowered, opens the stream.
+    lowered = make_app(MAX_QUESTION_CHARS=10)
+    other = lowered.test_client()
+    other.set_cookie("session", client.get_cookie("session").value)
+    [(name, data)] = sse_events(other.get(url).get_data(as_text=True))
     assert name == "done" and "up to 10 characters" in data
 
 
@@ -321,4 +330,4 @@ def test_claude_answer_streams_search_status_and_text_over_the_real_sdk(claude_c
     names = [name for name, _ in streamed.events]
     assert names[0] == "status" and "a0" in names and names[-1] == "done"
     assert "<strong>direction</strong>" in streamed.done and '<div class="sources">' in streamed.done
-    assert "What is cosine similarity?" in claude_client.get("/").get_data(as_text=True)
+    assert "What is cosine similarity?" in claude_client.get(page_url(claude_client)).get_data(as_text=True)

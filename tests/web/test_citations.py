@@ -11,7 +11,7 @@ from app.assistant.citations import MARKER, search_result_block
 from app.web.chat.history import History, load_history, save_history
 from app.web.markdown import render_answer, source_anchor
 from app.web.session import COOKIE_BUDGET, cookie_size
-from tests.web.support import SEARCH_TOOL, ask_streamed
+from tests.web.support import SEARCH_TOOL, ask_streamed, page_url
 
 RAG = "Retrieval-Augmented Generation in Practice"
 PYTEST = "Python Testing with Pytest"
@@ -78,7 +78,7 @@ def test_a_cited_answer_shows_markers_linking_to_its_sources_and_again_after_rel
     streamed = ask_streamed(client, "Chunks and fixtures?")
 
     assert_cited_page(streamed.done)
-    page = client.get("/").get_data(as_text=True)
+    page = client.get(page_url(client)).get_data(as_text=True)
     assert_cited_page(page)
     # The ids are random per render (unique per exchange), the numbers and their targets' order stay.
     assert [number for _, number in markers(page)] == [number for _, number in markers(streamed.done)]

@@ -13,7 +13,7 @@ from app.assistant.base import Exchange, Source
 from app.web.chat.history import History, load_history, save_history
 from app.web.exchanges import decode_exchanges, encode_exchanges
 from app.web.session import COOKIE_BUDGET, HISTORY_KEY, cookie_size
-from tests.web.support import HX, ask_streamed, set_cookie_sizes, user_turns
+from tests.web.support import HX, ask_streamed, asked_plain, page_url, set_cookie_sizes, user_turns
 
 
 def noisy_text(seed: int, length: int = 3000) -> str:
@@ -25,9 +25,15 @@ def noisy_text(seed: int, length: int = 3000) -> str:
     return " ".join(words)[:length]
 
 
+@pytest.mark.parametrize("stored", [True, False], ids=["stored", "cookie-only"])
 @pytest.mark.parametrize("max_history", [2, 20])
-def test_fifty_long_answers_keep_every_cookie_under_budget(make_app, fake_claude, max_history):
-    app = make_app(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_claude.url, MAX_HISTORY=max_history)
+def test_fifty_long_answers_keep_every_cookie_under_budget(make_app, fake_claude, max_history, stored):
+    app = make_app(
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_BASE_URL=fake_claude.url,
+        MAX_HISTORY=max_history,
+        STORE_CONVERSATIONS=stored,
+    )
     app.config["WTF_CSRF_ENABLED"] = False
     client = app.test_client()
     for number in range(50):
@@ -36,14 +42,14 @@ def test_fifty_long_answers_keep_every_cookie_under_budget(make_app, fake_claude
         if number % 2:
             response = ask_streamed(client, question).commit  # the commit sets the cookie
         else:
-            response = client.post("/ask", data={"question": question})
+            response = asked_plain(client, question)
             assert response.status_code == 303
         sizes = set_cookie_sizes(response)
         assert sizes, "every answer updates the session cookie"
         assert max(sizes) < COOKIE_BUDGET
     # The model still hears the latest turns, and the page still answers and says what happened.
     assert user_turns(fake_claude.requests[-1])[-2:] == ["Question number 48?", "Question number 49?"]
-    page = client.get("/")
+    page = client.get(page_url(client))
     assert page.status_code == 200
     html = page.get_data(as_text=True)
     assert "Question number 49?" in html and "Earlier turns were trimmed" in html

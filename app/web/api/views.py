@@ -13,6 +13,7 @@ from app.search.serialize import results_json
 from app.services import services, settings
 from app.web.api.answers import ApiAnswer, load_session, query_result
 from app.web.api.params import int_arg, json_object, required_text
+from app.web.question_log import logged
 from app.web.sse import answer_messages, sse_response
 from app.web.stream_slots import claim_stream_slot
 
@@ -35,7 +36,7 @@ def query():
     slot = claim_stream_slot()
     try:
         # The assistant keeps the last MAX_HISTORY; a bad question is refused here, before any stream starts.
-        events = services().assistant.stream(question, history)
+        events = logged(services().assistant.stream(question, history), question)
     except BaseException:
         slot.release()
         raise
@@ -93,7 +94,11 @@ def ratelimit_store_state() -> str:
 
 @bp.get("/readyz")
 def readyz():
-    """The model is loaded and the index answers; 503 (and warming up in the background) until then."""
+    """The model is loaded and the index answers; 503 (and warming up in the background) until then.
+
+    It reports the database too, but a database that is down keeps the host ready: answers are still served
+    (only their records are lost), and a shared database down would otherwise take every host out at once.
+    """
     if not services().warm:
         services().start_warm_up()
         raise ServiceUnavailable("The assistant is warming up (loading the embedding model).")
@@ -104,10 +109,13 @@ def readyz():
     except Exception as exc:  # a backend failing in a way the index did not foresee is still "not ready"
         current_app.logger.warning("readyz: index not ready: %s", exc)
         raise ServiceUnavailable("The course index is not answering.", detail=type(exc).__name__) from exc
-    # The limits keep working per process without their store, so a dead Redis is reported, not unready.
+    # The limits keep working per process without their store, and answers without the database: either
+    # down is reported, not unready, so a shared store going down does not take every host out.
     store = ratelimit_store_state()
     if store == "unreachable":
         current_app.logger.warning("readyz: the rate-limit store is unreachable")
+    database = "ok" if services().store.ping() else "down"
+    degraded = store == "unreachable" or database == "down"
     return jsonify(
-        status="degraded" if store == "unreachable" else "ready", courses=count, ratelimit_store=store
+        status="degraded" if degraded else "ready", courses=count, ratelimit_store=store, database=database
     )

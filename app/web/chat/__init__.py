@@ -1,5 +1,6 @@
-"""The chat: the page, asking (plain or streamed), the history cookie, course outlines, the theme switch."""
+"""The chat: pages, asking (plain or streamed), stored conversations, feedback, the memory cookie."""
 
+from app.web.chat import answers, manage  # noqa: F401  # their routes join the blueprint
 from app.web.chat.views import bp
 
 __all__ = ["bp"]

@@ -13,7 +13,7 @@ from app.assistant.base import Exchange
 from app.assistant.citations import strip_markers
 from app.rules import recent
 from app.web.exchanges import decode_exchanges, encode_exchanges
-from app.web.session import HISTORY_KEY, fits
+from app.web.session import HISTORY_KEY, MEMORY_OF_KEY, fits
 
 FORMAT_VERSION = 1
 # Below this, shortening an answer or a question further is pointless: the exchange goes instead.
@@ -74,6 +74,28 @@ def save_history(history: History) -> History:
 def clear_history() -> None:
     """Forget the conversation."""
     session.pop(HISTORY_KEY, None)
+    session.pop(MEMORY_OF_KEY, None)
+
+
+def memory_of() -> str | None:
+    """The stored conversation the cookie's memory belongs to (None: the cookie-only conversation)."""
+    value = session.get(MEMORY_OF_KEY)
+    return value if isinstance(value, str) and value else None
+
+
+def load_memory(conversation_id: str | None) -> History:
+    """The cookie's memory if it belongs to `conversation_id`, else an empty one."""
+    return load_history() if memory_of() == conversation_id else History()
+
+
+def save_memory(history: History, conversation_id: str | None) -> History:
+    """Store `history` as the memory of `conversation_id` (None: the cookie-only conversation)."""
+    # Set first: the budget counts the key too.
+    if conversation_id:
+        session[MEMORY_OF_KEY] = conversation_id
+    else:
+        session.pop(MEMORY_OF_KEY, None)
+    return save_history(history)
 
 
 def _shrink(exchanges: list[Exchange]) -> bool:

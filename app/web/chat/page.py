@@ -1,4 +1,4 @@
-"""What the chat page and its fragments show: courses, suggestions, numbering and the question form."""
+"""What the chat page and its fragments show: courses, suggestions, conversations, the question form."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from app.assistant.citations import MARKER
 from app.errors import AppError
 from app.search.models import CourseRecord
 from app.services import services, settings
-from app.web.chat.history import History, save_history
-from app.web.chat.tokens import advance_turn, current_turn
+from app.store.records import ConversationSummary
+from app.store.soft import StoreUnavailable
+from app.web.chat.exchanges import ExchangeView
+from app.web.session import browser_id
 
 # Lessons listed per course in the sidebar; the course's outline page lists the rest.
 SIDEBAR_LESSONS = 30
@@ -74,7 +76,7 @@ FOLLOW_UPS = (
 )
 
 
-def follow_up_questions(exchange: Exchange) -> list[str]:
+def follow_up_questions(exchange: Exchange | ExchangeView) -> list[str]:
     """Two or three next questions drawn from the lessons the answer cites."""
     cited = {int(number) for number in MARKER.findall(exchange.answer)}
     lessons: list[Source] = []
@@ -108,9 +110,16 @@ def is_touch_device() -> bool:
     )
 
 
-def render_page(history: History, form_error: str | None = None, form_value: str = "") -> str:
-    """Render the whole chat page."""
+def render_page(
+    exchanges: list[ExchangeView],
+    conversation_id: str | None = None,
+    trimmed: bool = False,
+    form_error: str | None = None,
+    form_value: str = "",
+) -> str:
+    """Render the whole chat page: one conversation (stored, or the cookie's), or a new, empty one."""
     courses, courses_error = _courses()
+    conversations, conversations_error = recent_conversations()
     return render_template(
         "chat/index.html",
         courses=courses,
@@ -118,13 +127,26 @@ def render_page(history: History, form_error: str | None = None, form_value: str
         suggestions=suggested_questions(courses),
         course_question=course_question,
         sidebar_lessons=SIDEBAR_LESSONS,
-        history=history,
-        first_number=last_number(history) - len(history.exchanges) + 1,
+        exchanges=exchanges,
+        trimmed=trimmed,
+        conversations=conversations,
+        conversations_error=conversations_error,
         mode=services().assistant.mode,
         error=form_error,
         value=form_value,
-        **form_context(),
+        **form_context(conversation_id),
     )
+
+
+def recent_conversations() -> tuple[list[ConversationSummary], str | None]:
+    """This browser's stored conversations, newest first, or the reason they cannot be listed."""
+    owner = browser_id(create=False)
+    if not settings().store_conversations or owner is None:
+        return [], None
+    try:
+        return services().store.conversations.recent(owner), None
+    except StoreUnavailable as exc:
+        return [], exc.message
 
 
 def _courses() -> tuple[list[CourseRecord], str | None]:
@@ -135,29 +157,18 @@ def _courses() -> tuple[list[CourseRecord], str | None]:
         return [], exc.message
 
 
-def last_number(history: History) -> int:
-    """The number of the newest exchange, whose element id is exchange-N."""
-    # Counted by commits, not by what the history keeps: a page still showing trimmed exchanges gets no
-    # duplicate ids, and a new chat does not reuse anchors.
-    return max(current_turn(), len(history.exchanges))
-
-
-def store_exchange(exchange: Exchange, history: History) -> History:
-    """Append an exchange to the stored history (spending every commit token issued so far)."""
-    advance_turn()
-    return save_history(history.add(exchange, settings().max_history))
-
-
-def controls_context(pending: bool) -> dict[str, Any]:
+def controls_context(pending: bool, conversation_id: str | None) -> dict[str, Any]:
     """What the question form needs when sent out-of-band, `pending` or not."""
-    return {"pending": pending, **form_context()}
+    return {"pending": pending, **form_context(conversation_id)}
 
 
-def form_context() -> dict[str, Any]:
-    """What the question form needs."""
+def form_context(conversation_id: str | None = None) -> dict[str, Any]:
+    """What the question form needs, with the conversation a question continues (None: a new one)."""
     config = settings()
     return {
         "max_chars": config.max_question_chars,
         "max_history": config.max_history,
+        "conversation_id": conversation_id or "",
+        "stores_conversations": config.store_conversations,
         "autofocus_ok": not is_touch_device(),
     }

@@ -8,7 +8,10 @@ from typing import Any
 
 from flask import render_template
 
-from app.assistant.base import Answer, Exchange
+from app.assistant.base import Answer, AnswerEvent, Exchange
+from app.web.chat.asking import ended_how, finish
+from app.web.chat.exchanges import ExchangeView
+from app.web.chat.in_flight import IN_FLIGHT, InFlightAnswer
 from app.web.chat.live import LiveAnswer
 from app.web.chat.tokens import commit_token
 from app.web.errors import public_error
@@ -23,11 +26,12 @@ class ChatAnswer:
     """The chat's face of a streamed answer: `status`, the text as it comes (see chat/live.py), one `done`.
 
     `done` replaces the pending exchange with the finished one (or the error and "Try again") and asks the
-    page to commit it.
+    page to commit it to the cookie's memory. The stored exchange is completed as the answer ends.
     """
 
-    def __init__(self, question: str, turn: int, number: int, form: dict[str, Any]):
-        self.question, self.turn, self.number, self.form = question, turn, number, form
+    def __init__(self, flight: InFlightAnswer, turn: int, form: dict[str, Any]):
+        self.flight, self.turn, self.form = flight, turn, form
+        self.question, self.number = flight.question, flight.number
         self._live = LiveAnswer()
         self._shown, self._updated_at, self._status_shown = 0, float("-inf"), True
 
@@ -40,6 +44,7 @@ class ChatAnswer:
     def text(self, piece: str) -> Iterator[str]:
         """The answer so far, at most every RENDER_EVERY_SECONDS; the status line goes when text arrives."""
         self._live.add(piece)
+        self.flight.text = self._live.text  # what Stop keeps
         messages = []
         if self._status_shown and piece.strip():
             self._status_shown = False
@@ -57,21 +62,56 @@ class ChatAnswer:
         return self._live.update()
 
     def done(self, answer: Answer) -> str:
-        """The finished exchange, with the token that commits it to the history cookie."""
+        """The finished exchange, with the token that commits it to the cookie's memory."""
         record_answer(answer)
+        flight = self.flight
+        if flight.end("answered"):
+            finish(flight.exchange_id, "answered", answer)
         exchange = Exchange(question=self.question, answer=answer.markdown, sources=answer.sources)
-        html = render_template(
-            "chat/_stream_done.html",
-            exchange=exchange,
-            number=self.number,
-            commit_token=commit_token(exchange, self.turn),
-            **self.form,
+        view = ExchangeView(
+            self.number,
+            self.question,
+            answer.markdown,
+            list(answer.sources),
+            id=flight.exchange_id,
+            conversation_id=flight.conversation_id,
         )
-        return sse_message("done", html)
+        token = commit_token(exchange, self.turn, flight.owner, flight.conversation_id)
+        return sse_message("done", finished_html(view, self.form, token))
 
     def failed(self, error: Exception) -> str:
-        """The exchange ended by the friendly error."""
+        """The exchange ended by the friendly error (or by Stop, whose page has moved on already)."""
+        flight = self.flight
+        if flight.end("failed"):
+            finish(flight.exchange_id, "failed", text=self._live.text)
         return sse_message("done", failed_html(error, self.question, self.number, self.form))
+
+
+def tracked(events: Iterator[AnswerEvent], live: InFlightAnswer) -> Iterator[AnswerEvent]:
+    """The answer's events until Stop; a stream the browser left (reload, new chat) ends interrupted."""
+    IN_FLIGHT.add(live)
+    try:
+        for event in events:
+            if live.stopped:
+                return  # Stop stored the partial answer; closing `events` ends the model call
+            yield event
+    except Exception:
+        if live.end("failed"):  # the answerer failed; the face shows the error
+            finish(live.exchange_id, "failed", text=live.text)
+        raise
+    finally:
+        IN_FLIGHT.remove(live)
+        if live.end("interrupted"):
+            how = ended_how(live.owner, live.conversation_id, live.exchange_id)
+            finish(live.exchange_id, how, text=live.text)
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
+
+
+def finished_html(view: ExchangeView, form: dict[str, Any], token: str | None) -> str:
+    """The finished exchange, the request that commits it (when `token`) and the enabled controls."""
+    return render_template("chat/_stream_done.html", exchange=view, commit_token=token, **form)
 
 
 def failed_html(error: Exception, question: str, number: int, form: dict[str, Any]) -> str:

@@ -1,8 +1,8 @@
-"""Signed tokens for a streamed answer: the question for the stream, the finished exchange for the commit.
+"""The signed token that commits a streamed answer to the cookie's memory (a stream cannot set cookies).
 
-Both are signed with the app's SECRET_KEY, so any gunicorn worker can check them: no server-side store.
-The commit token names the turn it belongs to; committing moves the session's turn on, so the same token
-(or a copy of it) is refused the second time.
+It is signed with the app's SECRET_KEY, so any gunicorn worker can check it. It names the browser, the
+conversation and the turn it belongs to; committing moves the session's turn on, so the same token (or a
+copy of it) is refused the second time. (The question reaches its stream through the store: pending.py.)
 """
 
 from __future__ import annotations
@@ -16,10 +16,7 @@ from app.assistant.base import Exchange
 from app.web.exchanges import decode_exchanges, encode_exchanges
 from app.web.session import TURN_KEY
 
-ASK_SALT = "chat-ask-stream"
 COMMIT_SALT = "chat-commit"
-# The page opens the stream right after the question was posted; a stale link asks nothing.
-ASK_MAX_AGE = 120
 # The commit follows the end of the stream at once; the margin covers a slow network, not a later visit.
 COMMIT_MAX_AGE = 300
 
@@ -44,34 +41,25 @@ def advance_turn() -> None:
     session[TURN_KEY] = current_turn() + 1
 
 
-def ask_token(question: str) -> str:
-    """A token carrying the question to the stream, so the question never sits in a URL as text."""
-    return _serializer(ASK_SALT).dumps({"q": question, "t": current_turn()})
-
-
-def read_ask_token(token: str) -> str:
-    """The question of an ask token; raises TokenRefused when it is bad, expired or from another turn."""
-    data = _loads(ASK_SALT, token, ASK_MAX_AGE)
-    question = data.get("q") if isinstance(data, dict) else None
-    if not isinstance(question, str) or data.get("t") != current_turn():
-        raise TokenRefused("not an ask token for this conversation")
-    return question
-
-
-def commit_token(exchange: Exchange, turn: int) -> str:
+def commit_token(exchange: Exchange, turn: int, owner: str | None, conversation_id: str | None) -> str:
     """A token carrying the finished exchange for the commit request that follows the stream."""
-    return _serializer(COMMIT_SALT).dumps({"x": encode_exchanges([exchange])[0], "t": turn})
+    payload = {"x": encode_exchanges([exchange])[0], "t": turn, "b": owner, "c": conversation_id}
+    return _serializer(COMMIT_SALT).dumps(payload)
 
 
-def read_commit_token(token: Any) -> Exchange:
-    """The exchange of a commit token for the current turn; raises TokenRefused otherwise (e.g. replayed)."""
+def read_commit_token(token: Any, owner: str | None) -> tuple[Exchange, str | None]:
+    """The exchange and conversation of `owner`'s commit token for the current turn; raises TokenRefused
+    otherwise (replayed, another browser's, forged)."""
     if not isinstance(token, str) or not token:
         raise TokenRefused("no token")
     data = _loads(COMMIT_SALT, token, COMMIT_MAX_AGE)
-    if not isinstance(data, dict) or data.get("t") != current_turn():
+    if not isinstance(data, dict) or data.get("b") != owner:
+        raise TokenRefused("not this browser's answer")
+    if data.get("t") != current_turn():
         raise TokenRefused("this exchange was already saved, or belongs to another turn")
+    conversation = data.get("c")
     try:
-        return decode_exchanges([data.get("x")])[0]
+        return decode_exchanges([data.get("x")])[0], conversation if isinstance(conversation, str) else None
     except ValueError as exc:
         raise TokenRefused("not an exchange") from exc
 

@@ -1,31 +1,33 @@
-"""The chat's routes: the page, asking a question, committing a streamed answer, a new chat, the theme."""
+"""The chat's pages and asking: a new chat, a stored conversation, a question, the theme, course outlines."""
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template, request, session, url_for
+from flask import Blueprint, make_response, redirect, render_template, request, session, url_for
 
 from app.assistant.base import Exchange
-from app.errors import AppError, BadRequest, Conflict, NotFound
+from app.assistant.service import final_answer
+from app.errors import BadRequest, NotFound
 from app.extensions import ask_limit
 from app.rules import question_problem
 from app.services import services, settings
-from app.web.chat.history import History, clear_history, load_history
+from app.web.chat.asking import Asked, begin, finish, gone, model_memory, remember, stores, transcript
+from app.web.chat.exchanges import ExchangeView, from_memory, from_record
+from app.web.chat.history import History, clear_history, load_memory
 from app.web.chat.page import (
     controls_context,
     current_suggestions,
     follow_up_questions,
     form_context,
-    last_number,
+    recent_conversations,
     render_page,
-    store_exchange,
 )
-from app.web.chat.stream import ChatAnswer, failed_html
-from app.web.chat.tokens import TokenRefused, ask_token, current_turn, read_ask_token, read_commit_token
+from app.web.chat.stream import finished_html
+from app.web.chat.tokens import current_turn
 from app.web.htmx import is_htmx
 from app.web.observability import record_answer
+from app.web.question_log import logged
 from app.web.redirects import safe_local_path
-from app.web.session import THEME_KEY
-from app.web.sse import answer_messages, sse_message, sse_response
+from app.web.session import THEME_KEY, browser_id
 from app.web.templating import THEMES
 
 bp = Blueprint("chat", __name__)
@@ -34,8 +36,21 @@ bp.add_app_template_filter(follow_up_questions, "follow_ups")
 
 @bp.get("/")
 def index():
-    """The chat page: courses, suggestions, the conversation so far and the question form."""
-    return render_page(load_history())
+    """A new chat; the cookie-only conversation when conversations are not stored (or were not, while the
+    database was down)."""
+    history = load_memory(None)
+    return render_page(_cookie_views(history), trimmed=history.trimmed)
+
+
+@bp.get("/c/<conversation_id>")
+def conversation(conversation_id: str):
+    """One stored conversation, only for the browser that owns it."""
+    if not stores():
+        raise NotFound("There is nothing at this address.")
+    found = transcript(browser_id(create=False), conversation_id)
+    views = [from_record(record, n, conversation_id) for n, record in enumerate(found.exchanges, start=1)]
+    trimmed = len(views) > settings().max_history
+    return render_page(views, conversation_id, trimmed=trimmed)
 
 
 @bp.post("/ask")
@@ -43,75 +58,116 @@ def index():
 def ask():
     """Ask: for htmx the question at once with its answer streaming; else answer, store and redirect."""
     question = request.form.get("question", "").replace("\r\n", "\n").strip()
+    requested = request.form.get("conversation", "").strip() or None
     # Checked here too, so the form can show the problem in place, keeping what was typed.
     problem = question_problem(question, settings().max_question_chars)
     if problem:
         if is_htmx():
             return render_template(
-                "chat/_ask_form.html", oob=True, error=problem, value=question, **form_context()
+                "chat/_ask_form.html", oob=True, error=problem, value=question, **form_context(requested)
             )
-        return render_page(load_history(), form_error=problem, form_value=question), 400
+        history = load_memory(None)
+        return render_page(_cookie_views(history), requested, history.trimmed, problem, question), 400
 
-    history = load_history()
+    asked = begin(question, requested)
     if is_htmx():
-        return render_template(
-            "chat/_ask_pending.html",
-            question=question,
-            number=last_number(history) + 1,
-            stream_url=url_for(".stream", t=ask_token(question)),
-            **controls_context(pending=True),
-        )
-    # Without JavaScript: answer in this request. Errors (model down, index down) go to the one error
-    # handler, which offers to ask again.
-    answer = services().assistant.answer(question, history.for_model(settings().max_history))
-    record_answer(answer)
-    exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
-    stored = store_exchange(exchange, history)
+        # The question waits server-side for its stream; the URL carries only an opaque id.
+        pending_id = services().store.pending.hold(asked.owner, question, asked.exchange_id)
+        if isinstance(pending_id, str):
+            return _pending(asked, pending_id)
+    # Without JavaScript, or with the database down: answer in this request. Errors (model down, index
+    # down) go to the one error handler, which offers to ask again.
+    view = _answer_now(asked)
+    if is_htmx():
+        return finished_html(view, controls_context(False, asked.conversation_id), None)
     # Land on the new exchange, not the top of the page.
-    return redirect(url_for(".index", _anchor=f"exchange-{last_number(stored)}"), 303)
+    anchor = f"exchange-{view.number}"
+    if asked.conversation_id is None:
+        return redirect(url_for(".index", _anchor=anchor), 303)
+    return redirect(url_for(".conversation", conversation_id=asked.conversation_id, _anchor=anchor), 303)
 
 
-@bp.get("/ask/stream")
-def stream():
-    """The answer to a question posted before, as Server-Sent Events (see chat/stream.py)."""
-    history = load_history()
-    number = last_number(history) + 1
-    form = controls_context(pending=False)
-    # An EventSource retries anything but a finished stream: refusals are a last message, not a 4xx.
+def _pending(asked: Asked, pending_id: str):
+    """The question at once, its answer pending on a stream that only this browser can open, once."""
+    html = render_template(
+        "chat/_ask_pending.html",
+        question=asked.question,
+        number=asked.number,
+        pending_id=pending_id,
+        exchange_id=asked.exchange_id,
+        stream_url=url_for(".stream", pending_id=pending_id, c=asked.conversation_id, n=asked.number),
+        **controls_context(True, asked.conversation_id),
+    )
+    if asked.created:
+        # The new conversation joins the sidebar's list, the address becomes its own, and the page's forms
+        # (suggestions, course buttons) continue it.
+        html += render_template(
+            "chat/_conversation_field.html", oob=True, conversation_id=asked.conversation_id
+        )
+        conversations, error = recent_conversations()
+        html += render_template(
+            "chat/_conversation_list.html",
+            oob=True,
+            conversations=conversations,
+            conversations_error=error,
+            conversation_id=asked.conversation_id,
+        )
+    response = make_response(html)
+    if asked.created:
+        response.headers["HX-Push-Url"] = url_for(".conversation", conversation_id=asked.conversation_id)
+    return response
+
+
+def _answer_now(asked: Asked) -> ExchangeView:
+    """Answer in this request, store the outcome and remember the exchange in the cookie."""
+    memory = model_memory(asked.owner, asked.conversation_id, exclude=asked.exchange_id)
     try:
-        question = read_ask_token(request.args.get("t", ""))
-    except TokenRefused:
-        expired = BadRequest("This question has expired. Please ask it again.")
-        return sse_response(iter([sse_message("done", failed_html(expired, "", number, form))]))
-    try:
-        events = services().assistant.stream(question, history.for_model(settings().max_history))
-    except AppError as exc:  # e.g. MAX_QUESTION_CHARS lowered since the question was posted
-        return sse_response(iter([sse_message("done", failed_html(exc, question, number, form))]))
-    face = ChatAnswer(question, current_turn(), number, form)
-    return sse_response(answer_messages(events, face))
+        answer = final_answer(
+            logged(services().assistant.stream(asked.question, memory), asked.question, asked.exchange_id)
+        )
+    except Exception:
+        finish(asked.exchange_id, "failed")
+        raise
+    record_answer(answer)
+    finish(asked.exchange_id, "answered", answer)
+    remember(
+        Exchange(question=asked.question, answer=answer.markdown, sources=answer.sources),
+        asked.owner,
+        asked.conversation_id,
+    )
+    return ExchangeView(
+        asked.number,
+        asked.question,
+        answer.markdown,
+        list(answer.sources),
+        id=asked.exchange_id,
+        conversation_id=asked.conversation_id,
+    )
 
 
-@bp.post("/ask/commit")
-def commit():
-    """Store a streamed exchange in the history cookie, once; a tampered, expired or used token is refused."""
-    try:
-        exchange = read_commit_token(request.form.get("token"))
-    except TokenRefused as exc:
-        raise Conflict(
-            "This answer was not saved: it was saved already, or is too old.", detail=str(exc)
-        ) from exc
-    stored = store_exchange(exchange, load_history())
-    # The trim note may change with the new exchange; nothing else on the page does.
-    return render_template("chat/_history_note.html", oob=True, history=stored)
+def _cookie_views(history: History) -> list[ExchangeView]:
+    """The cookie-only conversation's exchanges, numbered as their anchors were."""
+    last = max(current_turn(), len(history.exchanges))
+    return from_memory(history.exchanges, last - len(history.exchanges) + 1)
 
 
 @bp.post("/new")
 def new():
-    """Start a new conversation."""
+    """Start a new conversation: an empty chat whose form is enabled, even if an answer was streaming."""
     clear_history()
     if not is_htmx():
         return redirect(url_for(".index"), 303)
-    return render_template("chat/_new_response.html", history=History(), suggestions=current_suggestions())
+    html = render_template(
+        "chat/_new_response.html",
+        exchanges=[],
+        trimmed=False,
+        suggestions=current_suggestions(),
+        **controls_context(False, None),
+    )
+    response = make_response(html)
+    if stores():
+        response.headers["HX-Push-Url"] = url_for(".index")
+    return response
 
 
 @bp.post("/theme")
@@ -134,3 +190,6 @@ def course(course_id: str):
     if record is None:
         raise NotFound("There is no course at this address.")
     return render_template("chat/course.html", course=record)
+
+
+__all__ = ["bp", "gone"]

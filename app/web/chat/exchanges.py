@@ -1,0 +1,76 @@
+"""What the chat's templates show for an exchange, from the database or from the cookie's memory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.assistant.base import Exchange, Source
+from app.store.records import ExchangeRecord
+
+# What a question without a finished answer says, and offers "Ask again" for.
+UNFINISHED = {
+    "interrupted": "The answer was interrupted.",
+    "stopped": "You stopped this answer.",
+    "failed": "The answer failed.",
+}
+
+
+@dataclass
+class ExchangeView:
+    """One exchange as `_exchange.html` takes it."""
+
+    number: int
+    question: str
+    answer: str = ""
+    sources: list[Source] = field(default_factory=list)
+    status: str = "answered"  # answered | interrupted | stopped | failed
+    id: int | None = None  # the store's exchange id (None: not stored)
+    vote: str | None = None
+    conversation_id: str | None = None
+
+    @property
+    def note(self) -> str | None:
+        """What to say about an answer that did not finish."""
+        return UNFINISHED.get(self.status)
+
+
+def dump_sources(sources: list[Source]) -> list[dict[str, Any]]:
+    """Sources as the store keeps them."""
+    return [source.model_dump() for source in sources]
+
+
+def load_sources(stored: list[dict[str, Any]]) -> list[Source]:
+    """Sources from the store; an unreadable one is left out rather than failing the page."""
+    sources = []
+    for item in stored:
+        try:
+            sources.append(Source.model_validate(item))
+        except ValidationError:
+            continue
+    return sources
+
+
+def from_record(record: ExchangeRecord, number: int, conversation_id: str) -> ExchangeView:
+    """The view of a stored exchange; one still pending lost its stream (a reload, a closed tab)."""
+    status = "interrupted" if record.status == "pending" else record.status
+    return ExchangeView(
+        number=number,
+        question=record.question,
+        answer=record.answer,
+        sources=load_sources(record.sources),
+        status=status,
+        id=record.id,
+        vote=record.vote,
+        conversation_id=conversation_id,
+    )
+
+
+def from_memory(exchanges: list[Exchange], first_number: int) -> list[ExchangeView]:
+    """Views of the cookie's exchanges, numbered from `first_number`."""
+    return [
+        ExchangeView(number, e.question, e.answer, list(e.sources))
+        for number, e in enumerate(exchanges, start=first_number)
+    ]
