@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.web.support import ask_streamed, sse_events
+from tests.web.support import ask_streamed, page_url, sse_events
 
 PARTIAL = "Half an answer that never ends because the connection drops"
 
@@ -14,7 +14,10 @@ def test_the_chat_says_the_answer_was_cut_short_and_stores_nothing(claude_client
     streamed = ask_streamed(claude_client, "What is RAG?")
     assert "cut short" in streamed.done and "Try again" in streamed.done
     assert streamed.commit is None
-    assert "What is RAG?" not in claude_client.get("/").get_data(as_text=True)
+    # The question stays in its conversation, marked failed with "Ask again"; the cut text is never kept.
+    page = claude_client.get(page_url(claude_client)).get_data(as_text=True)
+    assert "exchange-failed" in page and "What is RAG?" in page
+    assert PARTIAL[:20] not in page and "exchange-answered" not in page
 
 
 def test_api_query_is_a_503_saying_the_answer_was_cut_short(claude_client, fake_claude):
