@@ -6,7 +6,7 @@ import re
 
 from app.assistant.citations import MARKER, search_result_block
 from app.web.markdown import render_answer, render_markdown
-from tests.web.support import SEARCH_TOOL, ask_streamed
+from tests.web.support import SEARCH_TOOL, ask_streamed, page_url
 from tests.web.test_citations import KEY, markers, source
 
 RAG = "Retrieval-Augmented Generation in Practice"
@@ -47,7 +47,7 @@ def test_identical_answers_get_different_source_ids(claude_app, fake_claude):
         )
         fake_claude.enqueue_cited(("Chunks keep whole sentences.", [fake_claude.citation(rag[0], 0)]))
         first = ask_streamed(client, "Chunks?")
-    page = client.get("/").get_data(as_text=True)
+    page = client.get(page_url(client)).get_data(as_text=True)  # the conversation both answers are in
     ids = re.findall(r'<li class="source-chip" id="(source-[^"]+)">', page)
     assert len(ids) == len(set(ids)) >= 2
     targets = [target for target, _ in markers(page)]
