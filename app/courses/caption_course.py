@@ -63,11 +63,14 @@ class CourseHeader:
     lessons: list[_LessonEntry]
 
 
-def parse_caption_course(path: Path) -> Course:
-    """Read a captioned course from a folder holding course.txt, a `.zip` of one, or one caption file."""
+def parse_caption_course(path: Path, name: str | None = None) -> Course:
+    """Read a captioned course from a folder holding course.txt, a `.zip` of one, or one caption file.
+
+    `name` is the folder's name in DOCS_DIR when it is read from elsewhere (the trash); else its own.
+    """
     path = Path(path)
     if path.is_dir():
-        return _parse_folder(path)
+        return _parse_folder(path, name or path.name)
     return parse_file(path)  # a file: read as every format is, which hands captions back to this module
 
 
@@ -184,13 +187,13 @@ def build_course(header: CourseHeader, read: CaptionReader, fallback_title: str,
     )
 
 
-def _parse_folder(folder: Path) -> Course:
-    """Read a course folder: course.txt and the caption files it names."""
+def _parse_folder(folder: Path, name: str) -> Course:
+    """Read a course folder, known in DOCS_DIR as `name`: course.txt and the caption files it names."""
     header_path = folder / HEADER_NAME
     if not header_path.is_file():
-        raise ParseError(folder.name, f"no {HEADER_NAME} in the folder")
+        raise ParseError(name, f"no {HEADER_NAME} in the folder")
     header_bytes = header_path.read_bytes()
-    header_name = f"{folder.name}/{HEADER_NAME}"
+    header_name = f"{name}/{HEADER_NAME}"
     header = read_course_header(decode_text(header_bytes, header_name), header_name)
     digest = hashlib.sha256(header_bytes)
 
@@ -200,10 +203,10 @@ def _parse_folder(folder: Path) -> Course:
             raise ParseError(header_name, f"caption file '{captions}' is not in the folder", line)
         data = path.read_bytes()
         digest.update(captions.encode() + b"\0" + data)
-        return data, f"{folder.name}/{captions}"
+        return data, f"{name}/{captions}"
 
     # title_from_filename drops an extension; a folder name has none to drop.
-    course = build_course(header, read, title_from_filename(f"{folder.name}.dir"), folder.name)
+    course = build_course(header, read, title_from_filename(f"{name}.dir"), name)
     course.content_hash = digest.hexdigest()
     return course
 

@@ -1,4 +1,5 @@
-"""Trash: remove a course (its file to instance/trash, the course out of the index) and restore it."""
+"""Trash: remove a course (its file or captioned-course folder to instance/trash, the course out of the
+index) and restore it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app.config import Settings
+from app.courses.caption_course import HEADER_NAME, parse_caption_course
 from app.courses.parsing import ParseError, parse_bytes
 from app.errors import Conflict, NotFound, SyncBusy, Unprocessable
 from app.files import locked_folder, write_atomically
@@ -32,7 +34,7 @@ STAMP = "%Y%m%dT%H%M%SZ"
 
 @dataclass(frozen=True)
 class TrashEntry:
-    """A removed course file: its name in the trash, its original name and when it was removed."""
+    """A removed course file or folder: its name in the trash, its original name and when it was removed."""
 
     entry: str
     name: str
@@ -40,7 +42,7 @@ class TrashEntry:
 
 
 class Trash:
-    """Removed course files, kept under instance/trash until they are restored."""
+    """Removed course files and captioned-course folders, kept under instance/trash until restored."""
 
     def __init__(self, settings: Settings, indexer: Indexer):
         self.settings = settings
@@ -52,19 +54,19 @@ class Trash:
         return StatePaths.of(self.settings).trash
 
     def entries(self) -> list[TrashEntry]:
-        """The files in the trash, newest first."""
+        """The files and course folders in the trash, newest first."""
         if not self.folder.is_dir():
             return []
         entries = []
         for path in self.folder.iterdir():
             match = ENTRY.match(path.name)
-            if path.is_file() and match:
+            if match and (path.is_file() or _is_course_folder(path)):
                 removed = datetime.strptime(match.group(1), STAMP).replace(tzinfo=UTC)
                 entries.append(TrashEntry(path.name, match.group(2), removed.isoformat(sep=" ")))
         return sorted(entries, key=lambda item: item.entry, reverse=True)
 
     def remove(self, course_id: str) -> CourseRecord:
-        """Move a course's file to the trash and take the course out of the index; return what was removed."""
+        """Move a course's file (or folder) to the trash and take the course out of the index; return it."""
         index = self.indexer.index
         # Holding the writer lock keeps a running sync (here or in `flask index`) from re-adding the course.
         with self._writer_lock("The course was not removed"):
@@ -72,22 +74,27 @@ class Trash:
             if record is None:
                 raise NotFound(f"There is no course with id '{course_id}'.")
             source = Path(self.settings.docs_dir) / Path(record.source_file).name
-            if record.source_file and source.is_file():
+            # A captioned course is a folder: all of it goes, or the next sync would bring the course back.
+            if record.source_file and (source.is_file() or _is_course_folder(source)):
                 self.keep(source, source.name)
             index.remove_course(course_id)
         return record
 
     def restore(self, entry: str) -> str:
-        """Put a trashed file back into the docs folder if its name and title are free; return its name."""
+        """Put a trashed file or folder back into the docs folder if its name and title are free; return its
+        name."""
         match = ENTRY.match(entry)
         path = self.folder / entry
-        if not match or not path.is_file():
+        if not match or not (path.is_file() or _is_course_folder(path)):
             raise NotFound("That file is not in the trash.")
         target = Path(self.settings.docs_dir) / match.group(2)
         # The folder lock is the one uploads take, so an upload of the same name or title cannot slip in.
         with self._writer_lock("The file was not restored"), locked_folder(target.parent):
             if target.exists():
                 raise Conflict(f"{target.name} is already in the docs folder; remove it first.")
+            if path.is_dir():
+                self._restore_folder(path, target)
+                return target.name
             data = path.read_bytes()
             try:
                 course = parse_bytes(data, target.name)
@@ -97,6 +104,20 @@ class Trash:
             write_atomically(target, data)
             path.unlink()
         return target.name
+
+    def _restore_folder(self, path: Path, target: Path) -> None:
+        """Put a trashed course folder back as `target`, checked like a file; the caller holds the locks."""
+        try:
+            course = parse_caption_course(path, target.name)
+        except ParseError as exc:
+            raise Unprocessable(f"Cannot restore: {exc.message}") from exc
+        self.indexer.check_upload(course)
+        # Copied under a hidden name (sync skips those), then renamed: a sync never sees half a folder.
+        staging = target.with_name(f".restoring-{target.name}")
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(path, staging)
+        staging.rename(target)
+        shutil.rmtree(path)
 
     @contextlib.contextmanager
     def _writer_lock(self, what: str) -> Iterator[None]:
@@ -108,7 +129,7 @@ class Trash:
             raise SyncBusy(BUSY.format(what=what)) from None
 
     def keep(self, source: Path, name: str) -> Path:
-        """Move a file into the trash as `name`, under a timestamped entry name that no other entry has."""
+        """Move a file (or course folder) into the trash as `name`, under an entry name no other entry has."""
         self.folder.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime(STAMP)
         target, counter = self.folder / f"{stamp}-{name}", 1
@@ -116,3 +137,8 @@ class Trash:
             target, counter = self.folder / f"{stamp}.{counter}-{name}", counter + 1
         shutil.move(source, target)
         return target
+
+
+def _is_course_folder(path: Path) -> bool:
+    """Whether `path` is a captioned course's folder (it holds course.txt)."""
+    return path.is_dir() and (path / HEADER_NAME).is_file()

@@ -13,8 +13,11 @@ from pydantic import TypeAdapter, ValidationError
 from app.assistant.base import Exchange, Source
 from app.rules import STORED_SNIPPET_CHARS, snippet
 
-# Compact, positional forms: [label, course, lesson, lesson title, course link, lesson link, snippet].
-_StoredSource = tuple[str, str, int | None, str | None, str | None, str | None, str]
+# Compact, positional forms: [label, course, lesson, lesson title, course link, lesson link, snippet],
+# plus the second in the lesson's video as an eighth item only when the source is timed.
+_UntimedSource = tuple[str, str, int | None, str | None, str | None, str | None, str]
+_TimedSource = tuple[str, str, int | None, str | None, str | None, str | None, str, float]
+_StoredSource = _UntimedSource | _TimedSource
 _StoredExchange = tuple[str, str, list[_StoredSource]]
 _exchanges_adapter = TypeAdapter(list[_StoredExchange])
 
@@ -25,21 +28,26 @@ def encode_exchanges(exchanges: list[Exchange]) -> list[list[Any]]:
         [
             exchange.question,
             exchange.answer,
-            [
-                [
-                    s.label,
-                    s.course_title,
-                    s.lesson_number,
-                    s.lesson_title,
-                    s.course_link,
-                    s.lesson_link,
-                    snippet(s.snippet, STORED_SNIPPET_CHARS),
-                ]
-                for s in exchange.sources
-            ],
+            [_encode_source(source) for source in exchange.sources],
         ]
         for exchange in exchanges
     ]
+
+
+def _encode_source(source: Source) -> list[Any]:
+    """One source's compact form; the video second is added only when there is one."""
+    item: list[Any] = [
+        source.label,
+        source.course_title,
+        source.lesson_number,
+        source.lesson_title,
+        source.course_link,
+        source.lesson_link,
+        snippet(source.snippet, STORED_SNIPPET_CHARS),
+    ]
+    if source.start_seconds is not None:
+        item.append(source.start_seconds)
+    return item
 
 
 def decode_exchanges(data: Any) -> list[Exchange]:
@@ -57,16 +65,20 @@ def _exchange(item: _StoredExchange) -> Exchange:
     return Exchange(
         question=question,
         answer=answer,
-        sources=[
-            Source(
-                label=label,
-                course_title=course,
-                lesson_number=number,
-                lesson_title=title,
-                course_link=course_link,
-                lesson_link=lesson_link,
-                snippet=snippet,
-            )
-            for label, course, number, title, course_link, lesson_link, snippet in sources
-        ],
+        sources=[_source(item) for item in sources],
+    )
+
+
+def _source(item: _StoredSource) -> Source:
+    """One Source from its stored tuple, timed when it carries an eighth item."""
+    label, course, number, title, course_link, lesson_link, text = item[:7]
+    return Source(
+        label=label,
+        course_title=course,
+        lesson_number=number,
+        lesson_title=title,
+        course_link=course_link,
+        lesson_link=lesson_link,
+        snippet=text,
+        start_seconds=item[7] if len(item) == 8 else None,
     )

@@ -7,10 +7,12 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import update
 
+from app.assistant.base import Source
 from app.errors import BadRequest
 from app.store.export import to_markdown
 from app.store.models import Conversation, Exchange, now
 from app.store.records import Outcome
+from app.web.chat.exchanges import dump_sources, load_sources
 
 ALICE = "browser-alice"
 MALLORY = "browser-mallory"
@@ -44,6 +46,30 @@ def test_a_question_is_stored_when_asked_and_completed_when_answered(store):
     (exchange,) = store.conversations.transcript(ALICE, asked.conversation_id).exchanges
     assert (exchange.status, exchange.answer, exchange.sources) == ("answered", answered().answer, [SOURCE])
     assert (exchange.mode, exchange.confidence, exchange.vote) == ("claude", 0.8, None)
+
+
+def test_a_timed_source_keeps_its_video_second_in_the_store(store):
+    timed = Source(
+        label="RAG in Practice · Lesson 2: Chunking",
+        course_title="RAG in Practice",
+        lesson_number=2,
+        lesson_link="https://example.edu/rag/2.mp4",
+        snippet="Chunks keep whole sentences.",
+        start_seconds=95.0,
+    )
+    untimed = timed.model_copy(update={"start_seconds": None})
+    asked = store.conversations.ask(ALICE, "How are chunks made?")
+    outcome = Outcome(status="answered", answer="Whole sentences.", sources=dump_sources([timed, untimed]))
+    assert store.conversations.finish(asked.exchange_id, outcome) is True
+
+    (exchange,) = store.conversations.transcript(ALICE, asked.conversation_id).exchanges
+    # An untimed source is stored without the key, as before timings existed.
+    assert ["start_seconds" in item for item in exchange.sources] == [True, False]
+    assert load_sources(exchange.sources) == [timed, untimed]
+    assert [source.link for source in load_sources(exchange.sources)] == [
+        "https://example.edu/rag/2.mp4#t=95",
+        "https://example.edu/rag/2.mp4",
+    ]
 
 
 def test_follow_ups_join_the_conversation_in_order_and_unfinished_ones_say_how_they_ended(store):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import string
 
@@ -118,6 +119,28 @@ def test_compact_form_round_trips(app):
     assert decode_exchanges(encode_exchanges([exchange])) == [exchange]
     with pytest.raises(ValueError):
         decode_exchanges([{"question": "old format"}])
+
+
+def test_a_timed_source_keeps_its_video_second_through_the_compact_form():
+    timed = Source(
+        label="C – Lesson 2: T",
+        course_title="C",
+        lesson_number=2,
+        lesson_link="https://www.youtube.com/watch?v=abc",
+        snippet="snip",
+        start_seconds=83.5,
+    )
+    untimed = timed.model_copy(update={"start_seconds": None})
+    exchange = Exchange(question="q", answer="a", sources=[timed, untimed])
+    encoded = encode_exchanges([exchange])
+    # An untimed source keeps the seven-item form it always had; only a timed one carries the second.
+    assert [len(item) for item in encoded[0][2]] == [8, 7]
+    (decoded,) = decode_exchanges(json.loads(json.dumps(encoded)))
+    assert decoded == exchange
+    assert [source.link for source in decoded.sources] == [
+        "https://www.youtube.com/watch?v=abc&t=83s",
+        "https://www.youtube.com/watch?v=abc",
+    ]
 
 
 def test_forged_cookie_is_a_fresh_conversation(client):

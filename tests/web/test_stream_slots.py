@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.assistant.base import DoneEvent, StatusEvent, TextEvent
-from tests.web.support import sse_events, stream_url_from
+from tests.web.support import asked_plain, sse_events, stream_url_from
 from tests.web.test_chat_stream import FINAL, post_pending, scripted
 
 BOUND = 2
@@ -53,3 +53,25 @@ def test_a_stream_never_read_gives_its_api_slot_back(make_app):
     response = client.post("/api/query", json={"query": "Hi?", "stream": True}, buffered=False)
     response.close()  # the client left before the first byte
     assert client.post("/api/query", json={"query": "Again?"}).status_code == 200
+
+
+def test_asking_without_javascript_over_the_bound_is_a_429_page_and_never_calls_the_model(make_app):
+    app = make_app(MAX_STREAMS_PER_CLIENT=str(BOUND))
+    app.config["WTF_CSRF_ENABLED"] = False
+    client = app.test_client()
+    answerer = scripted(app, StatusEvent("Searching"), TextEvent("Slow"), DoneEvent(FINAL), hold_at=1)
+    held = [open_stream(client) for _ in range(BOUND)]
+
+    refused = asked_plain(client, "One more without JavaScript?")
+    assert refused.status_code == 429
+    html = refused.get_data(as_text=True)
+    assert "Too many answers at once" in html and f"You have {BOUND} answers in progress already" in html
+    assert len(answerer.questions) == BOUND, "the refused question never reached the model"
+
+    # Its slot was never taken, and freed streams let the student ask again.
+    answerer.release()
+    for response in reversed(held):
+        response.close()
+    assert app.extensions["stream_slots"].in_use("127.0.0.1") == 0
+    assert asked_plain(client, "Now?").status_code == 303
+    assert app.extensions["stream_slots"].in_use("127.0.0.1") == 0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from app.errors import Conflict
 from app.library.trash import Trash
+from tests.test_video_index import HEADER, TITLE, write_course
 from tests.web.admin_helpers import PASSWORD, Admin, course_text
 
 
@@ -78,3 +80,50 @@ def test_an_entry_written_by_the_old_scheme_still_restores(admin, docs_dir):
     [entry] = trash.entries()
     assert entry.name == "old_course.txt"
     assert trash.restore(entry.entry) == "old_course.txt"
+
+
+def test_a_captioned_course_folder_goes_to_the_trash_whole_and_restores_as_a_folder(admin, docs_dir):
+    services = admin.app.extensions["services"]
+    folder = write_course(docs_dir / "psyc110")
+    files = {path.name: path.read_bytes() for path in folder.iterdir()}
+    services.indexer.sync()
+    [record] = [course for course in services.index.courses() if course.title == TITLE]
+
+    response = admin.post(f"/admin/courses/{record.id}/delete")
+    assert response.status_code == 303
+    assert not folder.exists(), "the whole folder leaves the docs folder"
+    [entry] = trash_of(admin).entries()
+    assert entry.name == "psyc110"
+    trashed = trash_of(admin).folder / entry.entry
+    assert {path.name: path.read_bytes() for path in trashed.iterdir()} == files
+    # The next sync does not bring the course back.
+    services.indexer.sync()
+    assert TITLE not in [course.title for course in services.index.courses()]
+
+    # Restore refuses while the name is taken, and keeps the entry.
+    (docs_dir / "psyc110").mkdir()
+    with pytest.raises(Conflict):
+        trash_of(admin).restore(entry.entry)
+    assert trash_of(admin).entries() == [entry]
+    (docs_dir / "psyc110").rmdir()
+
+    assert trash_of(admin).restore(entry.entry) == "psyc110"
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == files
+    assert trash_of(admin).entries() == []
+    assert not [path for path in docs_dir.iterdir() if path.name.startswith(".")]
+    services.indexer.sync()
+    assert TITLE in [course.title for course in services.index.courses()]
+
+
+def test_a_trashed_folder_is_checked_under_its_own_name_not_its_trash_entry(admin, docs_dir):
+    # Without a Course Title the folder's name is the title: "psyc110" reads as "Psyc110" in the docs
+    # folder, so restoring it must be refused while another file holds that title.
+    folder = write_course(docs_dir / "psyc110")
+    (folder / "course.txt").write_text(HEADER.replace(f"Course Title: {TITLE}\n", ""))
+    trash = trash_of(admin)
+    trash.keep(folder, "psyc110")
+    (docs_dir / "other.txt").write_text(course_text("Psyc110", "the same title"))
+    [entry] = trash.entries()
+    with pytest.raises(Conflict, match="Psyc110"):
+        trash.restore(entry.entry)
+    assert not folder.exists() and trash.entries() == [entry]

@@ -38,8 +38,11 @@ class ExchangeView:
 
 
 def dump_sources(sources: list[Source]) -> list[dict[str, Any]]:
-    """Sources as the store keeps them."""
-    return [source.model_dump() for source in sources]
+    """Sources as the store keeps them; the video second only when the source is timed."""
+    return [
+        source.model_dump(exclude={"start_seconds"} if source.start_seconds is None else None)
+        for source in sources
+    ]
 
 
 def load_sources(stored: list[dict[str, Any]]) -> list[Source]:

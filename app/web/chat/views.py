@@ -28,6 +28,7 @@ from app.web.observability import record_answer
 from app.web.question_log import logged
 from app.web.redirects import safe_local_path
 from app.web.session import THEME_KEY, browser_id
+from app.web.stream_slots import claim_stream_slot
 from app.web.templating import THEMES
 
 bp = Blueprint("chat", __name__)
@@ -122,9 +123,12 @@ def _answer_now(asked: Asked) -> ExchangeView:
     """Answer in this request, store the outcome and remember the exchange in the cookie."""
     memory = model_memory(asked.owner, asked.conversation_id, exclude=asked.exchange_id)
     try:
-        answer = final_answer(
-            logged(services().assistant.stream(asked.question, memory), asked.question, asked.exchange_id)
-        )
+        # This request holds a thread while the model works, like a stream: over MAX_STREAMS_PER_CLIENT it
+        # is a 429 error page (the question kept, marked failed) and the model is not called.
+        with claim_stream_slot():
+            answer = final_answer(
+                logged(services().assistant.stream(asked.question, memory), asked.question, asked.exchange_id)
+            )
     except Exception:
         finish(asked.exchange_id, "failed")
         raise
