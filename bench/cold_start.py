@@ -54,10 +54,16 @@ def app_env(docs: Path, instance: Path, **extra: str) -> dict[str, str]:
 
 
 def flask_index(env: dict[str, str]) -> None:
-    """Index the docs of `env` with `flask index` in its own process (not timed)."""
-    subprocess.run(
-        [str(BIN / "flask"), "--app", "wsgi", "index"], cwd=ROOT, env=env, check=True, capture_output=True
-    )
+    """Prepare an app as `make run` does, each step in its own process (not timed): migrate the database,
+    then index the docs of `env`."""
+    for command in (["db", "upgrade"], ["index"]):
+        subprocess.run(
+            [str(BIN / "flask"), "--app", "wsgi", *command],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
 
 
 def status_of(url: str) -> int:
