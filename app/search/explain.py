@@ -10,10 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.search.catalog import CatalogEntry, CatalogSnapshot
-from app.search.course_vectors import Hit
-from app.search.lexical import LexicalHit
 from app.search.models import Passage
-from app.search.searcher import DENSE_CANDIDATES, LEXICAL_CANDIDATES, Searcher
+from app.search.searcher import Searcher
 
 Key = tuple[str, int, int]  # (course title, lesson number, chunk index): a passage in the live library
 
@@ -48,21 +46,7 @@ def explain_ranking(
     k: int,
 ) -> list[RankedPassage]:
     """The k best passages of the scope for the query, as `Searcher.search` ranks them, with their ranks."""
-    vector = searcher.embedder.embed_query(query)
-    hybrid = searcher.settings.hybrid_search
-    pool = max(DENSE_CANDIDATES, 2 * k) if hybrid else k
-    dense: list[Hit]
-    if course is not None:
-        dense = searcher.search_course(scope[0], vector, pool, lesson)
-    elif lesson is None:
-        dense = searcher._search_library(library, scope, vector, pool)
-    else:
-        dense = searcher.query(vector, pool, searcher._where(library, scope, course, lesson))
-    lexical: list[LexicalHit] = []
-    if hybrid:
-        scope_ids = [entry.record.id for entry in scope]
-        ranked = searcher.lexical.ranked(query, library, scope_ids, lesson, max(LEXICAL_CANDIDATES, 2 * k))
-        lexical = [found for found in ranked if library.versions.get(found.course_id) == found.version]
+    vector, dense, lexical = searcher.candidates(query, library, scope, course, lesson, k)
     titles = {entry.record.id: entry.record.title for entry in library.entries}
     dense_ranks = {
         (hit.metadata["course_title"], hit.metadata["lesson_number"], hit.metadata["chunk_index"]): rank

@@ -16,7 +16,7 @@ cosine similarity to the question, which the answerers read as relevance.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -88,6 +88,14 @@ def live_filter(library: CatalogSnapshot, scope: list[CatalogEntry], course: str
     return {"$or": [others, *(exact(entry) for entry in settling)]}
 
 
+class Candidates(NamedTuple):
+    """What a search ranks before fusion: the query's vector, the dense hits and the keyword hits."""
+
+    vector: np.ndarray
+    dense: list[Hit]
+    lexical: list[LexicalHit]
+
+
 class Searcher:
     """Rank a scope of the catalog's live chunks by meaning and by keyword, and fuse the two rankings."""
 
@@ -116,6 +124,19 @@ class Searcher:
         Hybrid: the nearest chunks by meaning and the best by BM25, both within the same scope, fused by
         reciprocal rank.
         """
+        candidates = self.candidates(query, library, scope, course, lesson, k)
+        return self._fuse(candidates.dense, candidates.lexical, candidates.vector, k)
+
+    def candidates(
+        self,
+        query: str,
+        library: CatalogSnapshot,
+        scope: list[CatalogEntry],
+        course: str | None,
+        lesson: int | None,
+        k: int,
+    ) -> Candidates:
+        """The query's vector and both rankings of the scope that `search` fuses."""
         vector = self.embedder.embed_query(query)
         hybrid = self.settings.hybrid_search
         pool = max(DENSE_CANDIDATES, 2 * k) if hybrid else k
@@ -131,7 +152,7 @@ class Searcher:
             ranked = self.lexical.ranked(query, library, scope_ids, lesson, max(LEXICAL_CANDIDATES, 2 * k))
             # The keyword index may be a course version behind for a moment (see LexicalIndex._follow).
             lexical = [found for found in ranked if library.versions.get(found.course_id) == found.version]
-        return self._fuse(dense, lexical, vector, k)
+        return Candidates(vector, dense, lexical)
 
     def corrected(self, text: str, library: CatalogSnapshot) -> str:
         """The text with misspelled words corrected towards the library's own words ("hypotesis")."""
