@@ -188,19 +188,6 @@ def test_refusals_name_the_reason(tmp_path):
 # -- Claude citations: timed at the cited sentence, and checked against the passage they name ----------------
 
 
-@pytest.fixture
-def fake_claude():
-    """A scripted Messages API on 127.0.0.1 that the real anthropic SDK talks to."""
-    from tests.fake_claude import FakeClaude
-
-    server = FakeClaude()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def test_a_claude_citation_opens_the_video_at_its_sentence_and_a_wrong_quote_shows_no_marker(
     captioned, fake_claude
 ):

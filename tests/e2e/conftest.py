@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
+from tests.web.admin_helpers import PASSWORD
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -55,3 +57,18 @@ def browser():
             yield browser
         finally:
             browser.close()
+
+
+# A sync of a caption course embeds a whole lecture: generous, on a loaded machine.
+SYNC_TIMEOUT_MS = 300_000
+
+
+@pytest.fixture
+def live_admin(make_app):
+    """The app (admin on, CSRF on) served over HTTP on 127.0.0.1; sync jobs finish before the folder goes."""
+    app = make_app(ADMIN_PASSWORD=PASSWORD)
+    try:
+        with serve(app) as base:
+            yield app, base
+    finally:
+        app.extensions["services"].jobs.wait(SYNC_TIMEOUT_MS / 1000)

@@ -7,24 +7,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import serve
+from tests.e2e.conftest import SYNC_TIMEOUT_MS
 from tests.helpers import make_docx
 from tests.web.admin_helpers import PASSWORD, course_text
 
 pytestmark = pytest.mark.e2e
-
-SYNC_TIMEOUT_MS = 180_000
-
-
-@pytest.fixture
-def live_admin(make_app):
-    """The app (admin on, CSRF on) served over HTTP on 127.0.0.1; sync jobs finish before the folder goes."""
-    app = make_app(ADMIN_PASSWORD=PASSWORD)
-    try:
-        with serve(app) as base:
-            yield app, base
-    finally:
-        app.extensions["services"].jobs.wait(SYNC_TIMEOUT_MS / 1000)
 
 
 def _sign_in(page, base: str) -> None:

@@ -7,24 +7,11 @@ import zipfile
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import serve
+from tests.e2e.conftest import SYNC_TIMEOUT_MS
 from tests.test_video_index import CAPTIONS, HEADER, LECTURE, cue_starts, link_second, said_at
 from tests.web.admin_helpers import PASSWORD
 
 pytestmark = pytest.mark.e2e
-
-SYNC_TIMEOUT_MS = 300_000
-
-
-@pytest.fixture
-def live_admin(make_app):
-    """The app (admin on, CSRF on) served over HTTP on 127.0.0.1; sync jobs finish before the folder goes."""
-    app = make_app(ADMIN_PASSWORD=PASSWORD)
-    try:
-        with serve(app) as base:
-            yield app, base
-    finally:
-        app.extensions["services"].jobs.wait(SYNC_TIMEOUT_MS / 1000)
 
 
 def test_upload_a_caption_course_then_the_answer_links_to_the_second_it_quotes(live_admin, browser, tmp_path):
