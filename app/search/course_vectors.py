@@ -6,9 +6,10 @@ the filter admits; one course is small enough to score exactly with one matrix p
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -55,6 +56,25 @@ class CourseChunks:
         best = np.argsort(-similarity, kind="stable")[:k]
         return [
             Hit(self.documents[rows[i]], self.metadatas[rows[i]], float(1.0 - similarity[i])) for i in best
+        ]
+
+    @functools.cached_property
+    def _rows(self) -> dict[tuple[int, int], int]:
+        """The row of each chunk by (lesson number, chunk index)."""
+        return {
+            (int(metadata["lesson_number"]), int(metadata["chunk_index"])): row
+            for row, metadata in enumerate(self.metadatas)
+        }
+
+    def hits(self, query: np.ndarray, keys: Iterable[tuple[int, int]]) -> list[Hit]:
+        """The chunks of the given (lesson, chunk index) keys as hits scored against the query (unknown keys
+        left out)."""
+        rows = [self._rows[key] for key in keys if key in self._rows]
+        vector = np.asarray(query, dtype=np.float32)
+        similarity = self.vectors[rows] @ (vector / (np.linalg.norm(vector) or 1.0))
+        return [
+            Hit(self.documents[row], self.metadatas[row], float(1.0 - score))
+            for row, score in zip(rows, similarity, strict=True)
         ]
 
 

@@ -1,7 +1,7 @@
 """Why a search ranked its passages: each passage's meaning rank, keyword rank, fused rank and cosine.
 
 For the retrieval playground. It gathers the same two candidate rankings as `Searcher.search` and fuses
-them with the searcher's own `_fuse`, so the passages and their order are exactly the search's (a test
+them with the searcher's own `fuse`, so the passages and their order are exactly the search's (a test
 holds the two together); only the ranks each passage had on the way are added.
 """
 
@@ -46,7 +46,8 @@ def explain_ranking(
     k: int,
 ) -> list[RankedPassage]:
     """The k best passages of the scope for the query, as `Searcher.search` ranks them, with their ranks."""
-    vector, dense, lexical = searcher.candidates(query, library, scope, course, lesson, k)
+    candidates = searcher.candidates(query, library, scope, course, lesson, k)
+    _, dense, lexical = candidates
     titles = {entry.record.id: entry.record.title for entry in library.entries}
     dense_ranks = {
         (hit.metadata["course_title"], hit.metadata["lesson_number"], hit.metadata["chunk_index"]): rank
@@ -57,5 +58,5 @@ def explain_ranking(
     }
     return [
         RankedPassage(passage, fused, dense_ranks.get(_key(passage)), lexical_ranks.get(_key(passage)))
-        for fused, passage in enumerate(searcher._fuse(dense, lexical, vector, k), 1)
+        for fused, passage in enumerate(searcher.fuse(candidates, scope, k), 1)
     ]
