@@ -136,7 +136,9 @@ class SentenceScorer:
             return []
         keywords = set(content_words(topic, QUESTION_WORDS))
         shares = [_keyword_share(keywords, passage, sentence) for passage, _, sentence in candidates]
-        read = _worth_reading(candidates, shares)
+        # Which to read counts every word of the topic, its course's too: "HTMX is …" defines HTMX even in
+        # the HTMX course.
+        read = _worth_reading(candidates, [_said(keywords, sentence) for _, _, sentence in candidates])
         query = self.embedder.embed_query(topic)
         vectors = dict(zip(read, self.vectors.get([candidates[i][2] for i in read]), strict=True))
         quotes = []
@@ -171,16 +173,18 @@ def lead(
     if not answers:
         return []
     ranked = [(_rank(quote, _window(quotes, quote), score), quote) for quote, score in answers]
-    top, best = max(ranked, key=lambda pair: pair[0])
+    best = max(ranked, key=lambda pair: pair[0])[1]
     window = _window(quotes, best)
     if max(quote.score for quote in window) < floor:
         return []
     if term is not None:
-        defining = [(rank, quote) for rank, quote in ranked if defines(quote.sentence, term)]
-        definition = max(defining, key=lambda pair: pair[0], default=None)
-        if definition is not None and definition[0] >= top - DEFINITION_GAP:
-            # A definition opens the lead: what comes before it is another topic's end.
-            window = _following(quotes, definition[1])
+        # Run against run, as a definition reads: the sentence and what follows it.
+        runs = [_following(quotes, quote) for quote, _ in answers if defines(quote.sentence, term)]
+        # A run cut short by its passage's end would be judged by its first sentence alone.
+        runs = [run for run in runs if len(run) == min(LEAD_SENTENCES, len(_own(quotes, run[0].passage)))]
+        definition = max(runs, key=_mean, default=None)
+        if definition is not None and _mean(definition) >= _mean(window) - DEFINITION_GAP:
+            window = definition  # what comes before a definition is another topic's end
     return _complete(window, quotes)
 
 
@@ -252,6 +256,11 @@ def _unique_sentences(passages: list[Passage]) -> list[tuple[Passage, int, str]]
                 seen.add(key)
                 candidates.append((passage, position, sentence.strip()))
     return candidates
+
+
+def _said(keywords: set[str], sentence: str) -> float:
+    """Return the share of the keywords that the sentence contains."""
+    return len(keywords & set(content_words(sentence))) / len(keywords) if keywords else 0.0
 
 
 def _keyword_share(keywords: set[str], passage: Passage, sentence: str) -> float:
