@@ -12,7 +12,7 @@ from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.comparison import distinctive, named_lesson
 from app.assistant.extractive.confidence import MIN_CONFIDENCE, Signals, signals
 from app.assistant.extractive.intent import QUESTION_WORDS, Plan, understand
-from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, apart, lead, more
+from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, apart, lead, more, more_of
 from app.assistant.extractive.render import (
     OUTLINE_NOTE,
     SEARCH_NOTE,
@@ -118,7 +118,9 @@ class ExtractiveAnswerer:
         if second is None:  # the halves find one thing (“fixtures and fixture setup”): one answer
             return None
         notes = list(dict.fromkeys(half.note for half in halves if half.note))
-        body, sources = render_quotes(picked[0][1] + second)
+        body, sources = render_quotes(
+            picked[0][1] + more_of(*picked[0]) + second + more_of(picked[1][0], second)
+        )
         answer = reply("\n\n".join([SEARCH_NOTE, *notes]), body, sources, True)
         return answer.model_copy(update={"confidence": confidence})
 

@@ -26,6 +26,8 @@ LEAD_SENTENCES = 3
 SHORT_SENTENCE_WORDS = 6
 MAX_FOLLOW_ON = 2
 MAX_MORE = 3
+# Each half of a comparison: its lead and up to this many more sentences of its lesson.
+MAX_MORE_HALF = 2
 # A sentence is ranked by how close it is to the question and how close its passage is: a short sentence
 # that repeats the question's keyword ("Three parameters control HNSW.") must not beat the passage that
 # explains it. Cosine similarities (all-MiniLM-L6-v2).
@@ -213,6 +215,11 @@ def more(quotes: list[Quote], lead: list[Quote], term: list[str] | None = None) 
         # Quotes render in reading order: nothing of the lesson may come before its definition.
         chosen = [quote for quote in chosen if quote.lesson != lead[0].lesson or quote.order > lead[0].order]
     return chosen
+
+
+def more_of(quotes: list[Quote], lead: list[Quote], limit: int = MAX_MORE_HALF) -> list[Quote]:
+    """The best other sentences of the lead's own lesson (one half of a comparison stays in its lesson)."""
+    return [quote for quote in more(quotes, lead) if quote.lesson == lead[0].lesson][:limit]
 
 
 def apart(quotes: list[Quote], second: list[Quote], first: list[Quote], own: set[str]) -> list[Quote] | None:
