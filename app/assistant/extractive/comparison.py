@@ -13,6 +13,7 @@ often part of one thing ("Flask and HTMX", "chunk size and overlap").
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from app.search.names import content_words, stem, tokens
@@ -48,6 +49,14 @@ SUBJECT_VERBS = frozenset(
         "differ", "compare", "say", "mean", "lead", "make", "help", "cause", "influence", "shape", "fit",
     }
 )  # fmt: skip
+# "X dropped from A to B": a change between two moments or states, each its own question.
+CHANGE_VERBS = frozenset(
+    {
+        "drop", "dropped", "fall", "fell", "rise", "rose", "grow", "grew", "change", "changed", "go", "went",
+        "improve", "improved", "increase", "increased", "decrease", "decreased", "shift", "shifted", "move",
+        "moved", "evolve", "evolved",
+    }
+)  # fmt: skip
 PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it", "people", "one"})
 # The second phrase takes at most this many words more than the first (or MIN_SECOND in all).
 EXTRA_WORDS = 1
@@ -69,7 +78,19 @@ def split_comparison(question: str) -> tuple[str, str] | None:
         halves = _split_at(question, words, joint)
         if halves is not None:
             return halves
-    return None
+    return _change(words)
+
+
+def _change(words: list[str]) -> tuple[str, str] | None:
+    """ "How much did X drop from A to B?": X at A, and X at B (a change compares two moments)."""
+    lowered = [word.lower() for word in words]
+    start = next(
+        (at for at in range(1, len(words)) if lowered[at] == "from" and lowered[at - 1] in CHANGE_VERBS), None
+    )
+    end = next((at for at in range(start + 2, len(words)) if lowered[at] == "to"), None) if start else None
+    if start is None or end is None or end + 1 >= len(words):
+        return None
+    return " ".join(words[:end]).rstrip(PUNCTUATION) + "?", " ".join(words[:start] + words[end + 1 :])
 
 
 def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[str, str] | None:
@@ -183,8 +204,9 @@ def _has_words(text: str) -> bool:
 
 
 def distinctive(topic: str, other: str) -> set[str]:
-    """The stemmed content words of one half that the other half lacks: what tells the halves apart."""
-    return set(content_words(topic)) - set(content_words(other))
+    """The stemmed content words of one half that the other half lacks (or has fewer times: "the brain
+    lecture … in the brain" against "the CNN lecture … in the brain"): what tells the halves apart."""
+    return set(Counter(content_words(topic)) - Counter(content_words(other)))
 
 
 def named_lesson(topic: str, other: str, courses: list[CourseRecord]) -> tuple[CourseRecord, int, str] | None:
