@@ -106,7 +106,7 @@ class ExtractiveAnswerer:
             lesson = half.lesson if half.lesson is not None else plan.lesson
             named = None if lesson is not None else named_lesson(topic, other.topic, self.index.courses())
             if named is not None and (course is None or named[0].title == course.title):
-                course, lesson, topic = named
+                course, lesson = named
             result = search(self.toolbox, topic, course, lesson)
             quotes = [] if result.is_error else self.scorer.quotes(topic, result.passages)
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)

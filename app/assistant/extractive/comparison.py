@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from app.search.names import content_words, stem, tokens
+from app.search.names import content_words
 
 if TYPE_CHECKING:
     from app.search.models import CourseRecord
@@ -209,9 +209,9 @@ def distinctive(topic: str, other: str) -> set[str]:
     return set(Counter(content_words(topic)) - Counter(content_words(other)))
 
 
-def named_lesson(topic: str, other: str, courses: list[CourseRecord]) -> tuple[CourseRecord, int, str] | None:
-    """The lesson one half names by a word of its title ("the Skinner lecture", "HNSW graphs"), with the
-    half's topic without that word; None when it names none or several.
+def named_lesson(topic: str, other: str, courses: list[CourseRecord]) -> tuple[CourseRecord, int] | None:
+    """The course and lesson one half names by a word of its title ("the Skinner lecture", "HNSW graphs");
+    None when it names none or several.
 
     The word must tell the halves apart (the other half lacks it), be in exactly one lesson title of the
     library and in no course title: "deep" or "psychology" name no lesson.
@@ -226,18 +226,12 @@ def named_lesson(topic: str, other: str, courses: list[CourseRecord]) -> tuple[C
     places = {place for word in naming for place in holders[word]}
     if len(places) != 1:
         return None
+    ((course_title, number),) = places
+    course = next(course for course in courses if course.title == course_title)
+    lesson_title = next(lesson.title for lesson in course.lessons if lesson.number == number)
     # A topic word that happens to be in a title ("neural networks") names no lesson: the half must say
     # "lecture" or "lesson", or be mostly the title's words.
-    title = next(
-        lesson.title
-        for course in courses
-        for lesson in course.lessons
-        if (course.title, lesson.number) in places
-    )
     own = distinctive(topic, other)
-    if not COURSE_RE.search(topic) and len(own & set(content_words(title))) < TITLE_SHARE * len(own):
+    if not COURSE_RE.search(topic) and len(own & set(content_words(lesson_title))) < TITLE_SHARE * len(own):
         return None
-    title, number = places.pop()
-    course = next(course for course in courses if course.title == title)
-    kept = [word for word in topic.split() if not {stem(token) for token in tokens(word)} & naming]
-    return course, number, " ".join(kept)
+    return course, number

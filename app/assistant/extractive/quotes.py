@@ -324,12 +324,13 @@ def _own(quotes: list[Quote], passage: Passage) -> list[Quote]:
 
 
 def _window(quotes: list[Quote], anchor: Quote) -> list[Quote]:
-    """The anchor with what follows it, LEAD_SENTENCES of its passage; after the question it answers, that
-    question first. Lecturers name the point, then make it: context comes after more often than before."""
+    """The anchor and what follows it, LEAD_SENTENCES of its passage (what comes before it only at the
+    passage's end, and never a question: the lecturer's question is not the answer)."""
     own = _own(quotes, anchor.passage)
     at = own.index(anchor)
-    start = at - 1 if at > 0 and own[at - 1].asks else at
-    start = max(0, min(start, len(own) - LEAD_SENTENCES))
+    start = at
+    while start > 0 and len(own) - start < LEAD_SENTENCES and not own[start - 1].asks:
+        start -= 1
     return own[start : start + LEAD_SENTENCES]
 
 
