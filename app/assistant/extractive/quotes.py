@@ -143,13 +143,17 @@ class SentenceScorer:
         read = _worth_reading(candidates, [_said(keywords, sentence) for _, _, sentence in candidates])
         query = self.embedder.embed_query(topic)
         vectors = dict(zip(read, self.vectors.get([candidates[i][2] for i in read]), strict=True))
-        quotes = []
+        quotes: list[Quote] = []
         for i, ((passage, position, sentence), shared) in enumerate(zip(candidates, shares, strict=True)):
             vector = vectors.get(i)
             similarity = float(np.dot(query, vector)) if vector is not None else 0.0
             score = SENTENCE_WEIGHT * similarity + PASSAGE_WEIGHT * passage.score + KEYWORD_WEIGHT * shared
             asks = is_question(sentence)
-            filler = not asks and is_filler(sentence) and not shared
+            # A short reply to a question just asked is its answer ("It's an externality."), not filler.
+            before = quotes[-1] if quotes else None
+            answering = before is not None and before.passage is passage and before.asks
+            answering = answering and before is not None and before.position == position - 1
+            filler = not (asks or shared or answering) and is_filler(sentence)
             read_ = vector is not None
             quotes.append(Quote(passage, position, sentence, similarity, score, shared, read_, asks, filler))
         return quotes
@@ -187,7 +191,7 @@ def lead(
         definition = max(runs, key=_mean, default=None)
         if definition is not None and _mean(definition) >= _mean(window) - DEFINITION_GAP:
             window = definition  # what comes before a definition is another topic's end
-    return _complete(window, quotes)
+    return _trimmed(_complete(window, quotes))
 
 
 def more(quotes: list[Quote], lead: list[Quote], term: list[str] | None = None) -> list[Quote]:
@@ -331,7 +335,15 @@ def _window(quotes: list[Quote], anchor: Quote) -> list[Quote]:
     start = at
     while start > 0 and len(own) - start < LEAD_SENTENCES and not own[start - 1].asks:
         start -= 1
-    return own[start : start + LEAD_SENTENCES]
+    return _trimmed(own[start : start + LEAD_SENTENCES])
+
+
+def _trimmed(run: list[Quote]) -> list[Quote]:
+    """The run without the filler or questions it ends on ("Okay, so, um, let's see.")."""
+    end = len(run)
+    while end > 1 and (run[end - 1].filler or run[end - 1].asks):
+        end -= 1
+    return run[:end]
 
 
 def _following(quotes: list[Quote], anchor: Quote) -> list[Quote]:
