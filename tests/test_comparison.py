@@ -49,6 +49,10 @@ VECTOR = "Vector Databases from Scratch"
             ("How should re-ingestion skip unchanged files?", "in what order are chunks replaced?"),
         ),
         (
+            "who invented the tipping point model and what did he win for it",
+            ("who invented the tipping point model?", "what did he win for it"),
+        ),
+        (
             "How do fixtures and markers change how a test runs?",
             ("How do fixtures change how a test runs?", "How do markers change how a test runs?"),
         ),

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.comparison import distinctive, named_lesson
 from app.assistant.extractive.confidence import MIN_CONFIDENCE, Signals, signals
-from app.assistant.extractive.intent import QUESTION_WORDS, Plan, understand
+from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, apart, lead, more, more_of
 from app.assistant.extractive.render import (
     OUTLINE_NOTE,
@@ -107,7 +107,9 @@ class ExtractiveAnswerer:
             named = None if lesson is not None else named_lesson(topic, other.topic, self.index.courses())
             if named is not None and (course is None or named[0].title == course.title):
                 course, lesson = named
-            result = search(self.toolbox, topic, course, lesson)
+            # A half that points back ("and what did he win for it?") is searched with the other's words too.
+            query = f"{topic} {other.topic}" if PRONOUN_RE.search(topic) else topic
+            result = search(self.toolbox, query, course, lesson)
             quotes = [] if result.is_error else self.scorer.quotes(topic, result.passages)
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
             if not found:

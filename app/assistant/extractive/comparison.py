@@ -100,6 +100,8 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         first, second = " ".join(words[1:start]), " ".join(words[end:])
         return (first, second) if _has_words(first) and _has_words(second) else None
     clause = words[start - 1].endswith(",") and bool(QUESTION_WORDS & {word.lower() for word in words[end:]})
+    # "who invented X and what did he win for it": a second question right after the "and".
+    clause = clause or (end < len(words) and {words[0].lower(), words[end].lower()} <= QUESTION_WORDS)
     if clause:  # "How should X work, and in what order should Y happen?": two questions in one
         first = " ".join(words[:start]).rstrip(",") + "?"
         second = " ".join(words[end:])

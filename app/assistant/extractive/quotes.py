@@ -234,7 +234,7 @@ def apart(quotes: list[Quote], second: list[Quote], first: list[Quote], own: set
     word of its own: otherwise the halves found one thing and are answered once.
     """
     taken = {quote.sentence for quote in first}
-    if not taken & {quote.sentence for quote in second}:
+    if second[0].sentence not in taken:  # it leads with a sentence of its own (context may be shared)
         return second
     used = {id(quote.passage) for quote in second}
     second = lead([quote for quote in quotes if id(quote.passage) not in used], False, floor=0.0)
