@@ -27,7 +27,7 @@ SHORT_SENTENCE_WORDS = 6
 MAX_FOLLOW_ON = 2
 MAX_MORE = 3
 # Each half of a comparison: its lead and up to this many more sentences of its lesson.
-MAX_MORE_HALF = 2
+MAX_MORE_HALF = 3
 # A sentence is ranked by how close it is to the question and how close its passage is: a short sentence
 # that repeats the question's keyword ("Three parameters control HNSW.") must not beat the passage that
 # explains it. Cosine similarities (all-MiniLM-L6-v2).
