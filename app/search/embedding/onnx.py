@@ -13,7 +13,8 @@ from app.search.embedding.layout import INPUTS, MANIFEST, MODEL_FILE, TOKENIZER_
 class OnnxSentenceModel:
     """Tokenize, run the exported transformer, mean-pool over the attention mask, normalize to length 1."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, model_file: str = MODEL_FILE):
+        """Load an export's served graph (or, by `model_file`, its float one: FLOAT_MODEL_FILE)."""
         # Imported here so that importing the app stays light until the first embedding.
         import onnxruntime
         from tokenizers import Tokenizer
@@ -29,7 +30,7 @@ class OnnxSentenceModel:
         # InferenceSession.run is thread-safe: chat searches and a sync's batches run side by side.
         self._onnxruntime = onnxruntime
         self.session = onnxruntime.InferenceSession(
-            str(folder / MODEL_FILE), options, providers=["CPUExecutionProvider"]
+            str(folder / model_file), options, providers=["CPUExecutionProvider"]
         )
 
     def _run_options(self, shrink: bool):
