@@ -8,7 +8,8 @@ takes, on the export's two graphs loaded once, in alternating rounds so all see 
   padded to the longest text of the batch, the memory arena shrunk after every batch;
 - fp32 sorted: the float graph, each course's chunks sorted by length (IndexWriter), so every batch pads to
   little more than its own texts, the arena shrunk once per write batch (OnnxSentenceModel.encode);
-- int8 (served): the same batching on the served graph, whose MatMul weights are int8 (export.py).
+- int8 (served): the served graph, whose MatMul weights are int8 (export.py), one text per run
+  (OnnxSentenceModel.batch_limit: a quantized batch would make each vector depend on its neighbours).
 
 Wall time and this process's CPU time are both shown, with each method's ratio to 4c6f331's: on a shared
 machine the CPU time is the steadier figure. The served vectors are compared with the float ones (cosine).

@@ -144,7 +144,9 @@ def test_the_served_int8_model_stays_close_to_the_torch_models_vectors():
     # int8 weights move each vector a little, never far: the same neighbours, not the same numbers.
     assert cosines(served, reference).min() > 0.97
     assert np.abs(served - reference).max() > 1e-4  # it is the quantized graph that serves
+    # A text's vector does not depend on the texts embedded with it: a query's is its passage's.
     assert np.abs(np.array(embedder.embed_query("What is RAG?")) - served[0]).max() < 1e-6
+    assert np.abs(np.array(embedder.embed_documents([LONG_PASSAGE]))[0] - served[1]).max() < 1e-6
     # The float graph the served one was made from is the torch model, to float rounding.
     folder = export_folder(resolve_model_path(None), embedder.cache_dir)
     floats = OnnxSentenceModel(folder, FLOAT_MODEL_FILE).encode(texts, batch_size=2)
