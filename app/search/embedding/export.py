@@ -12,6 +12,7 @@ vectors stay within cosine 0.98 of the float ones (README, "Figures", has what t
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import sys
@@ -113,14 +114,22 @@ def quantize(source: Path, target: Path) -> None:
     """Write `source`'s graph with int8 MatMul weights (QUANTIZATION) to `target`."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(
-        str(source),
-        str(target),
-        op_types_to_quantize=QUANTIZATION["op_types"],
-        weight_type=QuantType.QInt8,
-        per_channel=QUANTIZATION["per_channel"],
-        reduce_range=QUANTIZATION["reduce_range"],
-    )
+    # The quantizer advises pre-processing on the root logger every time; that advice is for static
+    # quantization of convolutional graphs, so it is kept out of `make install`'s output.
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        quantize_dynamic(
+            str(source),
+            str(target),
+            op_types_to_quantize=QUANTIZATION["op_types"],
+            weight_type=QuantType.QInt8,
+            per_channel=QUANTIZATION["per_channel"],
+            reduce_range=QUANTIZATION["reduce_range"],
+        )
+    finally:
+        root.setLevel(level)
 
 
 def main() -> None:
