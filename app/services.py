@@ -101,6 +101,9 @@ class Services:
             for words in range(1, 25, 2):
                 self.index.embedder.embed_query(" ".join([WARM_UP_QUERY] * words))
             self.index.search(WARM_UP_QUERY, k=1)
+            stale = self.index.stale_encoders()
+            if stale:  # the next sync re-embeds them; until then searches compare vectors of two encoders
+                log.warning("the index holds vectors of another encoder (%s): run `flask index`", stale)
         except Exception as exc:  # a model that won't load or an index that won't answer: readiness says so
             log.warning("warm-up failed: %s", exc)
 

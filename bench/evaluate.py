@@ -5,6 +5,7 @@ python -m bench.evaluate --library lectures    # one library (sample or lectures
 python -m bench.evaluate --search-only         # skip the extractive answers
 python -m bench.evaluate --json out.json       # also write every question's results
 python -m bench.evaluate --compare before.json after.json   # two builds, question by question
+python -m bench.evaluate --library lectures --captions       # the lecture set indexed from its captions
 """
 
 from __future__ import annotations
@@ -140,6 +141,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, help="write every question's results to this file")
     parser.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"))
     parser.add_argument(
+        "--captions",
+        action="store_true",
+        help="index the lecture set from its WebVTT caption files (captioned course folders written by "
+        "bench.lecture_captions from DEVSET_DIR) instead of its TXT documents",
+    )
+    parser.add_argument(
         "--index-dir",
         type=Path,
         help="keep each library's index here between runs (only while parsing, chunking and embedding "
@@ -150,16 +157,26 @@ def main(argv: list[str] | None = None) -> None:
         compare(*args.compare)
         return
     started = time.perf_counter()
+    libraries = dict(LIBRARIES)
+    captions = tempfile.TemporaryDirectory(prefix="eval-captions-")
+    if args.captions:
+        from bench.lecture_captions import write_caption_library
+
+        write_caption_library(Path(captions.name))
+        libraries["lectures"] = Library(Path(captions.name), load_lectures)
+        # A kept index of the captions lives apart from the TXT version's.
+        args.index_dir = args.index_dir and args.index_dir / "captions"
     results = {
         name: run_library(
             name,
-            LIBRARIES[name],
+            libraries[name],
             not args.search_only,
             [args.ranking] if args.ranking else list(MODES),
             args.index_dir,
         )
         for name in args.library or list(LIBRARIES)
     }
+    captions.cleanup()
     print_signals({name: result["signals"] for name, result in results.items()})
     wall = time.perf_counter() - started
     builds = ", ".join(f"{name} indexed in {result['index_seconds']} s" for name, result in results.items())

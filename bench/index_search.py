@@ -33,6 +33,7 @@ class PrecomputedEmbedder:
     def __init__(self, vectors: dict[str, list[float]], model: Embedder):
         self._vectors = vectors
         self._model = model
+        self.fingerprint = model.fingerprint
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Look the vectors up."""

@@ -57,6 +57,11 @@ class CountingEmbedder:
         """Whether the wrapped model is loaded."""
         return self.inner.loaded
 
+    @property
+    def fingerprint(self) -> str:
+        """The wrapped model's."""
+        return self.inner.fingerprint
+
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Count, then embed."""
         self.texts += len(texts)
@@ -85,6 +90,7 @@ class FakeEmbedder:
 
     def __init__(self, dimension: int = 8):
         self.dimension = dimension
+        self.fingerprint = f"fake {dimension}"
 
     def embed_query(self, text: str) -> np.ndarray:
         """One text's unit-length vector."""

@@ -164,7 +164,8 @@ def test_a_cue_that_ends_before_it_starts_is_refused():
 def test_an_srt_timing_line_that_does_not_parse_is_refused_with_the_line():
     srt = "1\n00:00:01,000 --> 00:00:02,000\nFine.\n\n2\n00:00:03,000 -> 00:00:04,000\nBroken.\n"
     error = refusal(srt, "broken.srt")
-    assert (error.file, error.line) == ("broken.srt", 5) and "timing" in error.reason
+    # The timing line itself (line 6), not the cue number above it.
+    assert (error.file, error.line) == ("broken.srt", 6) and "timing" in error.reason
     error = refusal("1\n00:00:01,000 --> 00:61:02,000\nBad minute.\n", "minute.srt")
     assert error.line == 2 and "00:61:02,000" in error.reason
 

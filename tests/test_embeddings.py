@@ -122,8 +122,17 @@ def test_a_missing_model_is_service_unavailable(tmp_path):
 LONG_PASSAGE = "Vector databases index embeddings for nearest neighbour search. " * 60  # past 256 tokens
 
 
-def test_the_onnx_model_gives_the_torch_models_vectors(tmp_path):
+def cosines(a, b) -> np.ndarray:
+    """Row-wise cosine similarity of two stacks of vectors."""
+    a, b = np.asarray(a), np.asarray(b)
+    return (a * b).sum(axis=1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+
+
+def test_the_served_int8_model_stays_close_to_the_torch_models_vectors():
     from sentence_transformers import SentenceTransformer
+
+    from app.search.embedding.layout import FLOAT_MODEL_FILE, export_folder
+    from app.search.embedding.onnx import OnnxSentenceModel
 
     embedder = get_embedder()
     texts = ["What is RAG?", LONG_PASSAGE, "ｘ unicode — ünïcödé 漢字", "", "a"]
@@ -132,8 +141,38 @@ def test_the_onnx_model_gives_the_torch_models_vectors(tmp_path):
     reference = SentenceTransformer(resolve_model_path(None), device="cpu").encode(
         texts, normalize_embeddings=True
     )
-    assert np.abs(served - reference).max() < 1e-5
-    assert np.abs(np.array(embedder.embed_query("What is RAG?")) - reference[0]).max() < 1e-5
+    # int8 weights move each vector a little, never far: the same neighbours, not the same numbers.
+    assert cosines(served, reference).min() > 0.97
+    assert np.abs(served - reference).max() > 1e-4  # it is the quantized graph that serves
+    # A text's vector does not depend on the texts embedded with it: a query's is its passage's.
+    assert np.abs(np.array(embedder.embed_query("What is RAG?")) - served[0]).max() < 1e-6
+    assert np.abs(np.array(embedder.embed_documents([LONG_PASSAGE]))[0] - served[1]).max() < 1e-6
+    # The float graph the served one was made from is the torch model, to float rounding.
+    folder = export_folder(resolve_model_path(None), embedder.cache_dir)
+    floats = OnnxSentenceModel(folder, FLOAT_MODEL_FILE).encode(texts, batch_size=2)
+    assert np.abs(floats - reference).max() < 1e-5
+
+
+def test_the_export_serves_int8_matrix_products_and_names_its_format(monkeypatch):
+    import json
+
+    import onnx
+
+    from app.search.embedding import layout
+    from app.search.embedding.layout import MANIFEST, MODEL_FILE, export_folder
+
+    embedder = get_embedder()
+    embedder.embed_query("make sure the export exists")
+    folder = export_folder(resolve_model_path(None), embedder.cache_dir)
+    assert embedder.fingerprint == f"onnx {folder.name}"
+    operators = {node.op_type for node in onnx.load(str(folder / MODEL_FILE)).graph.node}
+    assert "MatMulInteger" in operators and "DynamicQuantizeLinear" in operators
+    manifest = json.loads((folder / MANIFEST).read_text())
+    assert manifest["quantization"]["weights"] == "int8"
+    # Exports of the float format are stale: another format is another folder, so another fingerprint,
+    # and an index of the old vectors is embedded again (test_sync.py).
+    monkeypatch.setattr(layout, "EXPORT_FORMAT", 1)
+    assert export_folder(resolve_model_path(None), embedder.cache_dir) != folder
 
 
 def test_a_process_that_embeds_never_imports_torch(tmp_path):
@@ -158,10 +197,13 @@ def test_a_missing_export_is_made_once_and_a_failing_one_falls_back_to_torch(tmp
     assert len(fresh.embed_query("cosine similarity")) == 384 and fresh.backend == "onnx"
     (exported,) = (tmp_path / "cache" / "onnx").iterdir()
     assert (exported / "model.onnx").is_file() and (exported / "export.json").is_file()
+    assert (exported / "model.fp32.onnx").is_file()
     # A cache folder that cannot hold an export: the app still embeds, with sentence-transformers.
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the cache folder should be")
     fallback = Embedder(None, cache_dir=blocked)
     vector = fallback.embed_query("cosine similarity")
     assert fallback.backend == "torch"
-    assert dot(vector, fresh.embed_query("cosine similarity")) > 0.99999
+    # The float model's vector, close to the int8 one but not the same: an index tells them apart.
+    assert dot(vector, fresh.embed_query("cosine similarity")) > 0.97
+    assert fallback.fingerprint != fresh.fingerprint

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 
 RACERS = 8
@@ -26,3 +27,16 @@ def test_concurrent_first_uses_build_each_service_once(services):
     assert len(assistants) == len(indexers) == len(indexes) == 1
     # Every service works on the one index rather than a private copy.
     assert services.assistant.toolbox.index is services.index is services.indexer.index
+
+
+def test_warm_up_warns_of_an_index_another_encoder_made(services, caplog):
+    from app.search.store import CATALOG
+
+    with caplog.at_level(logging.WARNING, logger="app.services"):
+        services.warm_up()
+        assert "another encoder" not in caplog.text
+        # One course's vectors from an older export, as an index built before an export change has them.
+        course = services.index.courses()[0].id
+        services.index.store.run(CATALOG, "update", ids=[course], metadatas=[{"encoder": "onnx model-old"}])
+        services.warm_up()
+    assert "vectors of another encoder ({'onnx model-old'}): run `flask index`" in caplog.text

@@ -238,6 +238,30 @@ def test_rebuild_after_a_change_of_vector_size_starts_from_an_empty_index(lib):
     assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
 
 
+def test_a_new_encoder_re_embeds_every_course_on_the_next_plain_sync(lib):
+    # An index whose vectors another encoder made: another model, or an older export of this one.
+    older = CourseIndex(lib.settings, embedder=FakeEmbedder(dimension=384))
+    Indexer(lib.settings, older).sync()
+    assert lib.index.stale_encoders() == {"fake 384"}
+    counting = CountingEmbedder(lib.index.embedder)
+    lib.index.embedder = counting
+    report = lib.indexer.sync()
+    assert report.rebuild is True
+    assert lib.statuses(report) == {"garden.txt": "updated", "kitchen.txt": "updated"}
+    assert counting.documents == 2 and lib.index.stale_encoders() == set()
+    assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
+    assert not lib.indexer.rebuild_marker.exists()
+    assert lib.statuses(lib.indexer.sync()) == {"garden.txt": "unchanged", "kitchen.txt": "unchanged"}
+
+
+def test_a_plain_sync_after_a_model_of_another_size_starts_from_an_empty_index(lib):
+    Indexer(lib.settings, CourseIndex(lib.settings, embedder=FakeEmbedder(dimension=8))).sync()
+    report = lib.indexer.sync()
+    assert lib.statuses(report) == {"garden.txt": "added", "kitchen.txt": "added"}
+    assert lib.index.stored_dimension() == 384
+    assert lib.texts("onions", course="Kitchen Basics") == [ONIONS]
+
+
 def test_only_course_documents_are_synced(lib):
     (lib.docs / "README.md").write_text("# notes\n")
     (lib.docs / ".hidden.txt").write_text(course_text("Hidden", "secret"))

@@ -27,6 +27,8 @@ _SKIPPED_BLOCKS = re.compile(r"^(?:NOTE|STYLE|REGION)(?:[ \t].*)?$")
 _RUBY_TEXT = re.compile(r"<rt>.*?</rt>", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]*>")
 _SRT_OVERRIDE = re.compile(r"\{\\[^}]*\}")
+# Something like a time in a line that should have been a cue's timing (a broken arrow, say).
+_TIME_LIKE = re.compile(r"\d:\d\d")
 # Rolling captions are told apart from ordinary ones by how often a cue starts with the last cue's line.
 _ROLLING_SHARE = 0.3
 
@@ -98,7 +100,9 @@ def _read_cues(lines: list[str], index: int, name: str) -> list[Cue]:
         timing = index if "-->" in lines[index] else index + 1  # else the first line is a cue identifier
         if timing >= len(lines) or "-->" not in lines[timing]:
             raise ParseError(
-                name, "expected a cue timing line like '00:01:02.500 --> 00:01:05.000'", index + 1
+                name,
+                "expected a cue timing line like '00:01:02.500 --> 00:01:05.000'",
+                _missing_timing_line(lines, index),
             )
         start, end = _parse_timing(lines[timing], name, timing + 1)
         if start < previous_start:
@@ -108,6 +112,15 @@ def _read_cues(lines: list[str], index: int, name: str) -> list[Cue]:
         text_lines, index = _cue_text(lines, timing + 1, name)
         cues.append(Cue(start, end, tuple(text_lines), timing + 1))
     return cues
+
+
+def _missing_timing_line(lines: list[str], index: int) -> int:
+    """The line number to refuse a block without a timing at: the line after a cue identifier when that
+    line looks like a broken timing (SRT's "2" then "00:00:03,000 -> ..."), else the block's first line."""
+    after = index + 1
+    if not _TIME_LIKE.search(lines[index]) and after < len(lines) and _TIME_LIKE.search(lines[after]):
+        return after + 1
+    return index + 1
 
 
 def _block_end(lines: list[str], index: int) -> int:

@@ -120,7 +120,11 @@ class Indexer:
         marker = self.rebuild_marker
         pending = marker.read_text().strip() if marker.is_file() else ""
         if not pending and not rebuild:
-            return None
+            # Vectors of two encoders are not comparable: a new encoder (model or export) re-embeds it all.
+            stale = self.index.stale_encoders()
+            if not stale:
+                return None
+            log.warning("The index holds vectors of another encoder (%s): re-embedding every course", stale)
         stored = self.index.stored_dimension()
         if stored is not None and stored != self.index.model_dimension():
             # A collection holds vectors of one dimension, so a model of another size cannot write beside

@@ -96,6 +96,12 @@ class CourseIndex:
         """The dimension of the vectors already stored (None while the index is empty)."""
         return self.writer.stored_dimension()
 
+    def stale_encoders(self) -> set[str]:
+        """The encoders other than this index's embedder that made some course's vectors (empty if none)."""
+        stored = self.writer.stored_encoders()
+        # An empty index has none to compare, and needs no model loaded to say so.
+        return stored - {self.embedder.fingerprint} if stored else set()
+
     def model_dimension(self) -> int:
         """The dimension of the vectors the embedding model makes (loads the model)."""
         return len(self.embedder.embed_query("dimension"))

@@ -76,6 +76,12 @@ class IndexWriter:
                 return len(result["embeddings"][0])
         return None
 
+    def stored_encoders(self) -> set[str]:
+        """The fingerprints of the encoders the catalog's courses were embedded with ("" for a course written
+        before courses recorded theirs)."""
+        result = self._run(CATALOG, "get", include=["metadatas"])
+        return {metadata.get("encoder", "") for metadata in result["metadatas"]}
+
     def upsert_course(
         self, course: Course, chunks: list[Chunk], generation: str = "", on_chunks: OnChunks | None = None
     ) -> CourseRecord:
@@ -169,6 +175,8 @@ class IndexWriter:
                 "lessons": json.dumps([lesson.model_dump(exclude_none=True) for lesson in lessons]),
                 "version": version,
                 "settling": True,
+                # Which encoder made this course's vectors: another one re-embeds the library (sync.py).
+                "encoder": self.embedder.fingerprint,
             }
         )
         self._run(

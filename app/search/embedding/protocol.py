@@ -15,6 +15,11 @@ class Embedder(Protocol):
         """True once the model is in memory (a question then pays no start-up cost)."""
         ...
 
+    @property
+    def fingerprint(self) -> str:
+        """What makes the vectors (model and export): an index never mixes two fingerprints' vectors."""
+        ...
+
     def embed_query(self, text: str) -> np.ndarray:
         """One text's vector (read-only: callers may share it)."""
         ...
