@@ -83,7 +83,8 @@ class ExtractiveAnswerer:
 
     def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
         """How sure the passages found make an answer that the library covers the plan's topic."""
-        return signals(content_words(plan.query, QUESTION_WORDS), passages, self.index.rarity)
+        words = content_words(plan.query, QUESTION_WORDS)
+        return signals(plan.query, words, passages, self.index.rarity, self.scorer.embedder)
 
     def _compare(self, plan: Plan) -> Answer | None:
         """Answer each half of a comparison on its own and quote both; None for a question that is no
