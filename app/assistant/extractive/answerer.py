@@ -7,6 +7,7 @@ the outline (retrieve.py), select the sentences to quote (quotes.py), render the
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.confidence import MIN_CONFIDENCE, Signals, signals
@@ -23,7 +24,7 @@ from app.assistant.extractive.render import (
     reply,
 )
 from app.assistant.extractive.retrieve import course_outline, search, search_query
-from app.assistant.tools import ToolBox
+from app.assistant.tools import ToolBox, ToolResult
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import content_words
@@ -59,7 +60,7 @@ class ExtractiveAnswerer:
 
     def _search(self, plan: Plan) -> Answer:
         """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
-        result = search(self.toolbox, search_query(plan), plan.course, plan.lesson)
+        result = self._retrieve(plan)
         note = f"{SEARCH_NOTE}\n\n{plan.note}" if plan.note else SEARCH_NOTE
         if result.is_error:
             return reply(note, result.text, [], True)
@@ -68,7 +69,7 @@ class ExtractiveAnswerer:
         named = plan.lesson is not None or plan.overview
         if not named and measured.confidence < MIN_CONFIDENCE:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
-        quotes = self.scorer.quotes(plan.quoted_for, result.passages)
+        quotes = self._quotes(plan, result.passages)
         floor = MIN_RELEVANCE if not named else 0.0
         opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening and plan.quoted_for != plan.query:
@@ -80,6 +81,39 @@ class ExtractiveAnswerer:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
         body, sources = render_quotes(opening + more(quotes, opening, plan.term))
         return reply(note, body, sources, True).model_copy(update={"confidence": measured.confidence})
+
+    def _retrieve(self, plan: Plan) -> ToolResult:
+        """The passages for a plan. A follow-up looks first in the lesson the previous answer quoted, and
+        searches its whole course when its own words are not there ("and how is it tested?" may move on)."""
+        query = search_query(plan)
+        if plan.near is not None and plan.lesson is None:
+            near = search(self.toolbox, query, plan.course, plan.near)
+            own = content_words(plan.topic, QUESTION_WORDS)
+            if not near.is_error and (
+                not own
+                or signals(plan.topic, own, near.passages, self.index.rarity, self.scorer.embedder).confidence
+                >= MIN_CONFIDENCE
+            ):
+                return near
+        return search(self.toolbox, query, plan.course, plan.lesson)
+
+    def _quotes(self, plan: Plan, passages: list[Passage]) -> list[Quote]:
+        """The passages' sentences scored against the question. A follow-up with words of its own is scored
+        against them and, in equal part, against them with the words its pronoun stands for: "who came up
+        with it?" wants the sentence on who came up with classical conditioning, not any inventor."""
+        quotes = self.scorer.quotes(plan.quoted_for, passages)
+        if not plan.context or plan.quoted_for == plan.query:
+            return quotes
+        wider = self.scorer.quotes(plan.query, passages)
+        return [
+            replace(
+                quote,
+                similarity=(quote.similarity + other.similarity) / 2,
+                score=(quote.score + other.score) / 2,
+                shared=(quote.shared + other.shared) / 2,
+            )
+            for quote, other in zip(quotes, wider, strict=True)
+        ]
 
     def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
         """How sure the passages found make an answer that the library covers the plan's topic."""
