@@ -192,13 +192,7 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     if lesson is not None and lesson not in {each.number for each in course.lessons}:
         lesson = None  # past the last lesson: the whole course rather than an error
     near = cited.lesson_number if lesson is None else None
-    context = plan.context
-    titles = {each.number: each.title for each in course.lessons}
-    if near in titles:
-        # Words that named the lesson ("from the Skinner lecture") now say where to look, not what about.
-        named = {stem(word) for word in tokens(titles[near])}
-        context = " ".join(word for word in context.split() if stem(word) not in named)
-    return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near, context=context)
+    return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near)
 
 
 def refers_back(question: str) -> bool:
