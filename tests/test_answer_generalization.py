@@ -7,11 +7,13 @@ import pytest
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import split_comparison
+from app.assistant.extractive.confidence import meaning_weights
 from app.assistant.extractive.render import NO_MATCH
 from app.search.resolver import code_words, instructor_words
 
 PYTEST = "Python Testing with Pytest"
 VECTOR = "Vector Databases from Scratch"
+RAG = "Retrieval-Augmented Generation in Practice"
 
 
 @pytest.fixture
@@ -114,3 +116,30 @@ def test_compare_a_with_b_quotes_both_courses(assistant):
         (VECTOR, 2),
     ]
     assert answer.confidence is not None
+
+
+def test_a_term_the_library_never_uses_is_declined_though_its_generic_words_match(assistant):
+    # "vector" and "course" occur all over the library; "Voronoi" nowhere.
+    declined = assistant.answer("What does the vector course say about Voronoi cells?", [])
+    answered = assistant.answer("how can I run a single test function on a table of different inputs?", [])
+
+    assert NO_MATCH in declined.markdown and not declined.sources
+    assert answered.sources[0].course_title == PYTEST and answered.sources[0].lesson_number == 3
+
+
+def test_a_words_meaning_weight_is_how_far_the_question_moves_without_it(services):
+    weights = meaning_weights(
+        "does the course explain Bloom filters", ["explain", "bloom", "filter"], services.index.embedder
+    )
+
+    assert weights["bloom"] > weights["explain"] and weights["filter"] > weights["explain"]
+
+
+def test_a_follow_up_looks_first_in_the_lesson_the_previous_answer_quoted(assistant):
+    # Both courses speak of filtering by metadata; the conversation was about the RAG course's vector store.
+    follow = _after(
+        assistant, "What does a vector store return for a question?", "can it narrow them by lesson?"
+    )
+
+    assert (follow.sources[0].course_title, follow.sources[0].lesson_number) == (RAG, 3)
+    assert "filtered by course or lesson metadata" in follow.markdown

@@ -53,9 +53,10 @@ def meaning_weights(text: str, words: list[str], embedder: Embedder) -> dict[str
     """How much each (stemmed) word carries the text's meaning: 1 - the cosine of the text without it."""
     written = tokens(text)
     variants = [" ".join(token for token in written if stem(token) != word) for word in words]
-    vectors = np.asarray(embedder.embed_documents([" ".join(written), *variants]), dtype=np.float32)
-    moved = 1.0 - vectors[1:] @ vectors[0]
-    return {word: max(0.0, float(distance)) for word, distance in zip(words, moved, strict=True)}
+    # Embedded as queries: the embedder keeps those, so a question asked again costs nothing.
+    whole = np.asarray(embedder.embed_query(" ".join(written)), dtype=np.float32)
+    moved = [1.0 - float(np.dot(embedder.embed_query(variant), whole)) for variant in variants]
+    return {word: max(0.0, distance) for word, distance in zip(words, moved, strict=True)}
 
 
 def coverage(words: list[str], weights: dict[str, float], passages: list[Passage]) -> float:
