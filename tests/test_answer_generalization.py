@@ -7,7 +7,7 @@ import pytest
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import split_comparison
-from app.assistant.extractive.confidence import meaning_weights
+from app.assistant.extractive.confidence import MeaningWeights
 from app.assistant.extractive.render import NO_MATCH
 from app.search.resolver import code_words, instructor_words
 
@@ -128,9 +128,8 @@ def test_a_term_the_library_never_uses_is_declined_though_its_generic_words_matc
 
 
 def test_a_words_meaning_weight_is_how_far_the_question_moves_without_it(services):
-    weights = meaning_weights(
-        "does the course explain Bloom filters", ["explain", "bloom", "filter"], services.index.embedder
-    )
+    weigh = MeaningWeights(services.index.embedder)
+    weights = weigh("does the course explain Bloom filters", ["explain", "bloom", "filter"])
 
     assert weights["bloom"] > weights["explain"] and weights["filter"] > weights["explain"]
 

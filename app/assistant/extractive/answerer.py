@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
-from app.assistant.extractive.confidence import MIN_CONFIDENCE, Signals, signals
+from app.assistant.extractive.confidence import MIN_CONFIDENCE, MeaningWeights, Signals, signals
 from app.assistant.extractive.intent import QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, lead, more
 from app.assistant.extractive.render import (
@@ -37,6 +37,7 @@ class ExtractiveAnswerer:
         self.toolbox = toolbox
         self.index = toolbox.index
         self.scorer = SentenceScorer(embedder)
+        self.meaning = MeaningWeights(embedder)
 
     def plan(self, question: str, history: list[Exchange] | None = None) -> Plan:
         """Understand the question, carrying on from the last exchange when it refers back to it."""
@@ -91,7 +92,7 @@ class ExtractiveAnswerer:
             own = content_words(plan.topic, QUESTION_WORDS)
             if not near.is_error and (
                 not own
-                or signals(plan.topic, own, near.passages, self.index.rarity, self.scorer.embedder).confidence
+                or signals(plan.topic, own, near.passages, self.index.rarity, self.meaning).confidence
                 >= MIN_CONFIDENCE
             ):
                 return near
@@ -118,7 +119,7 @@ class ExtractiveAnswerer:
     def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
         """How sure the passages found make an answer that the library covers the plan's topic."""
         words = content_words(plan.query, QUESTION_WORDS)
-        return signals(plan.query, words, passages, self.index.rarity, self.scorer.embedder)
+        return signals(plan.query, words, passages, self.index.rarity, self.meaning)
 
     def _compare(self, plan: Plan) -> Answer | None:
         """Answer each half of a comparison on its own and quote both; None for a question that is no

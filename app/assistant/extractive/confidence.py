@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -22,12 +23,11 @@ from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import stem, tokens
 
-# The passages whose words count: the first of the ranking, which the answer's lead usually quotes (the best
-# of the first three let a passage that merely shares the generic words stand in for the answer).
-COVER_PASSAGES = 1
 # Below this confidence the answer declines. Fitted on the sample library (between its highest no-coverage
 # question, 0.14, and its lowest content question, 0.18), checked on the lecture set: see README, "make eval".
 MIN_CONFIDENCE = 0.16
+# Questions whose word weights are kept (a few floats each).
+WEIGHTS_KEPT = 1024
 
 
 @dataclass(frozen=True)
@@ -49,26 +49,39 @@ def passage_words(passage: Passage) -> set[str]:
     return {stem(token) for token in tokens(text)}
 
 
-def meaning_weights(text: str, words: list[str], embedder: Embedder) -> dict[str, float]:
-    """How much each (stemmed) word carries the text's meaning: 1 - the cosine of the text without it."""
-    written = tokens(text)
-    variants = [" ".join(token for token in written if stem(token) != word) for word in words]
-    # Embedded as queries: the embedder keeps those, so a question asked again costs nothing.
-    whole = np.asarray(embedder.embed_query(" ".join(written)), dtype=np.float32)
-    moved = [1.0 - float(np.dot(embedder.embed_query(variant), whole)) for variant in variants]
-    return {word: max(0.0, distance) for word, distance in zip(words, moved, strict=True)}
+class MeaningWeights:
+    """How much each word carries a question's meaning: 1 - the cosine of the question without it.
+
+    Kept per question (questions repeat), embedded in one batch: the question and each variant without a word.
+    """
+
+    def __init__(self, embedder: Embedder, size: int = WEIGHTS_KEPT):
+        self.embedder = embedder
+        self._moved = lru_cache(maxsize=size)(self._measure)
+
+    def __call__(self, text: str, words: list[str]) -> dict[str, float]:
+        """The weight of each (stemmed) word of `words` in `text`."""
+        return dict(zip(words, self._moved(text, tuple(words)), strict=True))
+
+    def _measure(self, text: str, words: tuple[str, ...]) -> tuple[float, ...]:
+        """How far the text's vector moves without each word."""
+        written = tokens(text)
+        variants = [" ".join(token for token in written if stem(token) != word) for word in words]
+        vectors = np.asarray(self.embedder.embed_documents([" ".join(written), *variants]), dtype=np.float32)
+        return tuple(max(0.0, 1.0 - float(cosine)) for cosine in vectors[1:] @ vectors[0])
 
 
-def coverage(words: list[str], weights: dict[str, float], passages: list[Passage]) -> float:
-    """The weighted share of the words found in the best of the first passages (1.0 for no words)."""
+def coverage(words: list[str], weights: dict[str, float], passage: Passage) -> float:
+    """The weighted share of the words that the passage holds (1.0 for no words).
+
+    The first passage only, which the answer's lead usually quotes: the best of the first three let a passage
+    that merely shares the generic words stand in for the answer.
+    """
     total = sum(weights.get(word, 0.0) for word in words)
     if not words or total <= 0:
         return 1.0
-    best = 0.0
-    for passage in passages[:COVER_PASSAGES]:
-        held = passage_words(passage)
-        best = max(best, sum(weights.get(word, 0.0) for word in words if word in held) / total)
-    return best
+    held = passage_words(passage)
+    return sum(weights.get(word, 0.0) for word in words if word in held) / total
 
 
 def signals(
@@ -76,14 +89,18 @@ def signals(
     words: list[str],
     passages: list[Passage],
     rarity: Callable[[list[str]], dict[str, float]],
-    embedder: Embedder,
+    meaning: Callable[[str, list[str]], dict[str, float]],
 ) -> Signals:
     """The signals of an answer drawn from `passages` for a question `text` whose topic words are `words`."""
     unique = list(dict.fromkeys(words))
     cosine = passages[0].score if passages else 0.0
     if not unique or not passages:
         return Signals(cosine=cosine, coverage=1.0 if not unique else 0.0)
-    rare = rarity(unique)
-    meaning = meaning_weights(text, unique, embedder)
-    weights = {word: meaning[word] * rare.get(word, 0.0) for word in unique}
-    return Signals(cosine=cosine, coverage=coverage(unique, weights, passages))
+    held = passage_words(passages[0])
+    found = [word in held for word in unique]
+    if all(found) or not any(found):
+        # All found or none: the share is 1 or 0 whatever the weights, so spare the embedding.
+        return Signals(cosine=cosine, coverage=float(all(found)))
+    rare, weight = rarity(unique), meaning(text, unique)
+    weights = {word: weight[word] * rare.get(word, 0.0) for word in unique}
+    return Signals(cosine=cosine, coverage=coverage(unique, weights, passages[0]))
