@@ -142,3 +142,42 @@ def test_a_follow_up_looks_first_in_the_lesson_the_previous_answer_quoted(assist
 
     assert (follow.sources[0].course_title, follow.sources[0].lesson_number) == (RAG, 3)
     assert "filtered by course or lesson metadata" in follow.markdown
+
+
+SAWS = (
+    "A table saw cuts boards with a spinning blade that rises through the table. A riving knife is a curved "
+    "plate mounted just behind the blade. It keeps the cut open so the wood cannot pinch the blade, the "
+    "usual cause of kickback. Always stand to the side of the blade rather than behind it, out of the "
+    "board's path."
+)
+ROUTERS = (
+    "A router spins a cutting bit at very high speed. Kickback on a router table throws the workpiece "
+    "back at you, so always feed against the rotation of the bit. Kickback is the most common router "
+    "accident: a featherboard and a push block prevent kickback on the router table, and sharp bits lower "
+    "the kickback risk further. Stand square to the router table and keep both hands on the push block to "
+    "avoid kickback."
+)
+
+
+@pytest.fixture(scope="module")
+def workshop(tmp_path_factory):
+    """An extractive answerer over one two-lesson course whose second lesson says "kickback" most."""
+    from app.assistant.extractive.answerer import ExtractiveAnswerer
+    from app.assistant.tools import ToolBox
+    from tests.helpers import Library
+
+    library = Library(tmp_path_factory.mktemp("workshop"))
+    library.write("workshop.txt", "Workshop Safety", SAWS, ROUTERS)
+    report = library.indexer.sync()
+    assert not report.problems, report.problems
+    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+
+
+def test_a_follow_up_stays_in_the_lesson_just_quoted_when_its_words_are_there(workshop):
+    first = workshop.answer("what does a riving knife do on a table saw?", [])
+    previous = Exchange(question="what does a riving knife do?", answer=first.markdown, sources=first.sources)
+    follow = workshop.answer("and where should I stand to avoid kickback there?", [previous])
+
+    assert first.sources[0].lesson_number == 1
+    assert {source.lesson_number for source in follow.sources} == {1}
+    assert "stand to the side of the blade" in follow.markdown
