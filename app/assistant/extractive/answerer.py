@@ -12,7 +12,7 @@ from dataclasses import replace
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.confidence import MIN_CONFIDENCE, MeaningWeights, Signals, signals
 from app.assistant.extractive.intent import QUESTION_WORDS, Plan, understand
-from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, lead, more
+from app.assistant.extractive.quotes import MIN_RELEVANCE, MIN_WORDS, Quote, SentenceScorer, lead, more
 from app.assistant.extractive.render import (
     OUTLINE_NOTE,
     SEARCH_NOTE,
@@ -25,6 +25,7 @@ from app.assistant.extractive.render import (
 )
 from app.assistant.extractive.retrieve import course_outline, search, search_query
 from app.assistant.tools import ToolBox, ToolResult
+from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import content_words
@@ -70,7 +71,7 @@ class ExtractiveAnswerer:
         named = plan.lesson is not None or plan.overview
         if not named and measured.confidence < MIN_CONFIDENCE:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
-        quotes = self._quotes(plan, result.passages)
+        quotes = self._quotes(plan, self._echoed(plan, result.passages))
         floor = MIN_RELEVANCE if not named else 0.0
         opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening and plan.quoted_for != plan.query:
@@ -97,6 +98,18 @@ class ExtractiveAnswerer:
             ):
                 return near
         return search(self.toolbox, query, plan.course, plan.lesson)
+
+    def _echoed(self, plan: Plan, passages: list[Passage]) -> list[Passage]:
+        """The passages, those holding a sentence the previous answer quoted scored as the best one: a
+        follow-up ("why not run it over the whole library?") is usually answered beside what was just said."""
+        if not plan.echo or not passages:
+            return passages
+        said = " ".join(plan.echo.replace("\\", "").split())
+        best = max(passage.score for passage in passages)
+        return [
+            passage.model_copy(update={"score": best}) if _quoted_in(passage, said) else passage
+            for passage in passages
+        ]
 
     def _quotes(self, plan: Plan, passages: list[Passage]) -> list[Quote]:
         """The passages' sentences scored against the question. A follow-up with words of its own is scored
@@ -167,3 +180,11 @@ class ExtractiveAnswerer:
         if fact:
             body = f"{fact}\n\n{body}"
         return reply(OUTLINE_NOTE, body, result.sources, True)
+
+
+def _quoted_in(passage: Passage, text: str) -> bool:
+    """True when one of the passage's sentences of substance appears in `text` (an earlier answer)."""
+    return any(
+        len(sentence.split()) >= MIN_WORDS and " ".join(sentence.split()) in text
+        for sentence in split_sentences(passage.text)
+    )
