@@ -71,13 +71,14 @@ class ExtractiveAnswerer:
         named = plan.lesson is not None or plan.overview
         if not named and measured.confidence < MIN_CONFIDENCE:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
-        quotes = self._quotes(plan, self._echoed(plan, result.passages))
+        passages = self._echoed(plan, result.passages)
+        quotes = self._quotes(plan, passages)
         floor = MIN_RELEVANCE if not named else 0.0
         opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening and plan.quoted_for != plan.query:
             # A follow-up's own words found nothing close ("why not run it over the whole library?"): the
             # sentences are read with the words its pronoun stands for too (their vectors are cached).
-            quotes = self.scorer.quotes(plan.query, result.passages)
+            quotes = self.scorer.quotes(plan.query, passages)
             opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
@@ -90,14 +91,16 @@ class ExtractiveAnswerer:
         query = search_query(plan)
         if plan.near is not None and plan.lesson is None:
             near = search(self.toolbox, query, plan.course, plan.near)
-            own = content_words(plan.topic, QUESTION_WORDS)
-            if not near.is_error and (
-                not own
-                or signals(plan.topic, own, near.passages, self.index.rarity, self.meaning).confidence
-                >= MIN_CONFIDENCE
-            ):
+            if not near.is_error and self._holds_own_words(plan, near.passages):
                 return near
         return search(self.toolbox, query, plan.course, plan.lesson)
+
+    def _holds_own_words(self, plan: Plan, passages: list[Passage]) -> bool:
+        """True when the first passage holds the follow-up's own words (weighed as for a decline), or it
+        has none ("and lesson 4?")."""
+        own = content_words(plan.topic, QUESTION_WORDS)
+        measured = signals(plan.topic, own, passages, self.index.rarity, self.meaning)
+        return not own or measured.confidence >= MIN_CONFIDENCE
 
     def _echoed(self, plan: Plan, passages: list[Passage]) -> list[Passage]:
         """The passages, those holding a sentence the previous answer quoted scored as the best one: a
