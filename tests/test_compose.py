@@ -1,4 +1,5 @@
-"""The documented production layout: docker-compose.yml wires the app to chroma and redis by real settings."""
+"""The documented production layout: docker-compose.yml wires the app to chroma, redis and postgres by real
+settings."""
 
 from __future__ import annotations
 
@@ -17,14 +18,18 @@ def compose() -> dict:
     return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 
-def test_the_app_is_wired_to_chroma_and_redis_and_waits_for_them():
+def test_the_app_is_wired_to_chroma_redis_and_postgres_and_waits_for_them():
     services = compose()["services"]
-    assert set(services) == {"proxy", "app", "chroma", "redis"}
+    assert set(services) == {"proxy", "app", "chroma", "redis", "postgres"}
     app = services["app"]
     environment = app["environment"]
     assert environment["CHROMA_HOST"] == "chroma"
     assert environment["RATELIMIT_STORAGE_URI"] == "redis://redis:6379"
-    assert set(app["depends_on"]) == {"chroma", "redis"}
+    assert set(app["depends_on"]) == {"chroma", "redis", "postgres"}
+    # The replicas share one database, reached by the setting the app reads (with the driver it installs).
+    database = Settings(database_url=environment["DATABASE_URL"]).resolved_database_url
+    assert database.startswith("postgresql+psycopg://assistant:") and database.endswith("@postgres:5432/assistant")
+    assert "pg_isready" in services["postgres"]["healthcheck"]["test"]
     assert all(condition["condition"] == "service_healthy" for condition in app["depends_on"].values())
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.extractive import quotes
 from app.assistant.extractive.intent import defined_term
 from app.assistant.extractive.quotes import defines
 
@@ -58,9 +57,3 @@ def test_what_is_x_leads_with_the_definition(assistant):
     answer = assistant.answer("What is a test?", [])
     assert body(answer).startswith("A test is an ordinary function")
     assert answer.sources[0].lesson_number == 1
-
-
-def test_without_the_preference_the_definition_does_not_lead(assistant, monkeypatch):
-    # What the preference changes: the best-scoring run starts a sentence earlier, on how tests are found.
-    monkeypatch.setattr(quotes, "DEFINITION_GAP", -1.0)
-    assert not body(assistant.answer("What is a test?", [])).startswith("A test is")

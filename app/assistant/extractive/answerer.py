@@ -10,9 +10,19 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
+from app.assistant.extractive.comparison import distinctive, named_lesson
 from app.assistant.extractive.confidence import MIN_CONFIDENCE, MeaningWeights, Signals, signals
-from app.assistant.extractive.intent import QUESTION_WORDS, Plan, understand
-from app.assistant.extractive.quotes import MIN_RELEVANCE, MIN_WORDS, Quote, SentenceScorer, lead, more
+from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
+from app.assistant.extractive.quotes import (
+    MIN_RELEVANCE,
+    MIN_WORDS,
+    Quote,
+    SentenceScorer,
+    apart,
+    lead,
+    more,
+    more_of,
+)
 from app.assistant.extractive.render import (
     OUTLINE_NOTE,
     SEARCH_NOTE,
@@ -128,6 +138,7 @@ class ExtractiveAnswerer:
                 similarity=(quote.similarity + other.similarity) / 2,
                 score=(quote.score + other.score) / 2,
                 shared=(quote.shared + other.shared) / 2,
+                embedded=quote.embedded or other.embedded,
             )
             for quote, other in zip(quotes, wider, strict=True)
         ]
@@ -141,29 +152,39 @@ class ExtractiveAnswerer:
         """Answer each half of a comparison on its own and quote both; None for a question that is no
         comparison, or when that finds no two answers.
 
-        A half that names a course searches it ("the RAG course and the vector databases course"). When
-        neither half names one, both keep the whole question's course (a follow-up's, say); when only one
-        does, the other searches every course.
+        A half that names a course searches it ("the RAG course and the vector databases course"), one that
+        names a lesson by a word of its title searches that lesson ("the Skinner lecture"). When neither half
+        names a course, both keep the whole question's course (a follow-up's, say); when only one does, the
+        other searches every course.
         """
         if plan.halves is None:
             return None
         halves = plan.halves
         shared = None if plan.course_error or any(half.course for half in halves) else plan.course
-        leads: list[list[Quote]] = []
+        picked: list[tuple[list[Quote], list[Quote]]] = []
         confidence = 1.0
-        for half in halves:
+        for half, other in (halves, halves[::-1]):
+            course, topic = half.course or shared, half.topic
             lesson = half.lesson if half.lesson is not None else plan.lesson
-            result = search(self.toolbox, half.topic, half.course or shared, lesson)
-            found = [] if result.is_error else lead(self.scorer.quotes(half.topic, result.passages), False)
+            named = None if lesson is not None else named_lesson(topic, other.topic, self.index.courses())
+            if named is not None and (course is None or named[0].title == course.title):
+                course, lesson = named
+            # A half that points back ("and what did he win for it?") is searched with the other's words too.
+            query = f"{topic} {other.topic}" if PRONOUN_RE.search(topic) else topic
+            result = search(self.toolbox, query, course, lesson)
+            quotes = [] if result.is_error else self.scorer.quotes(topic, result.passages)
+            found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
             if not found:
                 return None
-            leads.append(found)
+            picked.append((quotes, found))
             confidence = min(confidence, self.signals(half, result.passages).confidence)
-        first, second = ({quote.place for quote in found} for found in leads)
-        if first & second:  # both halves found the same sentences: one answer, not a comparison
+        second = apart(*picked[1], picked[0][1], distinctive(halves[1].topic, halves[0].topic))
+        if second is None:  # the halves find one thing (“fixtures and fixture setup”): one answer
             return None
         notes = list(dict.fromkeys(half.note for half in halves if half.note))
-        body, sources = render_quotes(leads[0] + leads[1])
+        body, sources = render_quotes(
+            picked[0][1] + more_of(*picked[0]) + second + more_of(picked[1][0], second)
+        )
         answer = reply("\n\n".join([SEARCH_NOTE, *notes]), body, sources, True)
         return answer.model_copy(update={"confidence": confidence})
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.assistant.extractive.intent import QUESTION_WORDS
+from app.assistant.extractive.sentences import announces, is_filler, is_question
 from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
@@ -25,6 +26,8 @@ LEAD_SENTENCES = 3
 SHORT_SENTENCE_WORDS = 6
 MAX_FOLLOW_ON = 2
 MAX_MORE = 3
+# Each half of a comparison: its lead and up to this many more sentences of its lesson.
+MAX_MORE_HALF = 3
 # A sentence is ranked by how close it is to the question and how close its passage is: a short sentence
 # that repeats the question's keyword ("Three parameters control HNSW.") must not beat the passage that
 # explains it. Cosine similarities (all-MiniLM-L6-v2).
@@ -45,6 +48,17 @@ DEFINING_VERBS = frozenset({"is", "are", "stand", "mean", "refer", "describe"})
 # The term comes early (a definition starts with it), its verb right after (", or RAG," may come between).
 TERM_WITHIN = 12
 VERB_WITHIN = 5
+# The lead is the best answering sentence with its neighbours. It is chosen by its own score and, a little,
+# by its neighbours' (CONTEXT_WEIGHT), so one stray sentence does not beat a passage that explains.
+CONTEXT_WEIGHT = 0.3
+# A sentence right after a question the lecturer asks answers it: it scores at least the question's score
+# less INHERIT_GAP ("So what did he do?" then "He burned his ships.").
+INHERIT_GAP = 0.02
+# Announcing what comes next ("let's start with uncertainty") is not saying it.
+ANNOUNCE_PENALTY = 0.03
+# Sentences embedded per answer: those sharing a word with the topic, their neighbours and the best
+# passage's, best passages first. Embedding is most of an answer's time.
+MAX_EMBEDDED = 20
 
 
 @dataclass(frozen=True)
@@ -57,6 +71,9 @@ class Quote:
     similarity: float
     score: float
     shared: float = 0.0
+    embedded: bool = True  # False: not read for meaning, only shown as a neighbour's context
+    asks: bool = False  # the sentence is a question
+    filler: bool = False  # the sentence says nothing on its own
 
     @property
     def order(self) -> tuple[int, int, int]:
@@ -112,30 +129,45 @@ class SentenceScorer:
         self.vectors = SentenceVectors(embedder)
 
     def quotes(self, topic: str, passages: list[Passage]) -> list[Quote]:
-        """Every sentence of the passages once (overlapping chunks repeat some), scored against the topic."""
+        """Every sentence of the passages once (overlapping chunks repeat some), scored against the topic.
+
+        Only the likely ones are embedded (see `_worth_reading`); the others keep their place as context.
+        """
         candidates = _unique_sentences(passages)
         if not candidates:
             return []
-        query = self.embedder.embed_query(topic)
-        vectors = self.vectors.get([sentence for _, _, sentence in candidates])
         keywords = set(content_words(topic, QUESTION_WORDS))
-        quotes = []
-        for (passage, position, sentence), vector in zip(candidates, vectors, strict=True):
-            similarity = float(np.dot(query, vector))
-            shared = _keyword_share(keywords, passage, sentence)
+        shares = [_keyword_share(keywords, passage, sentence) for passage, _, sentence in candidates]
+        # Which to read counts every word of the topic, its course's too: "HTMX is …" defines HTMX even in
+        # the HTMX course.
+        read = _worth_reading(candidates, [_said(keywords, sentence) for _, _, sentence in candidates])
+        query = self.embedder.embed_query(topic)
+        vectors = dict(zip(read, self.vectors.get([candidates[i][2] for i in read]), strict=True))
+        quotes: list[Quote] = []
+        for i, ((passage, position, sentence), shared) in enumerate(zip(candidates, shares, strict=True)):
+            vector = vectors.get(i)
+            similarity = float(np.dot(query, vector)) if vector is not None else 0.0
             score = SENTENCE_WEIGHT * similarity + PASSAGE_WEIGHT * passage.score + KEYWORD_WEIGHT * shared
-            quotes.append(Quote(passage, position, sentence, similarity, score, shared))
+            asks = is_question(sentence)
+            # A short reply to a question just asked is its answer ("It's an externality."), not filler.
+            before = quotes[-1] if quotes else None
+            answering = before is not None and before.passage is passage and before.asks
+            answering = answering and before is not None and before.position == position - 1
+            filler = not (asks or shared or answering) and is_filler(sentence)
+            read_ = vector is not None
+            quotes.append(Quote(passage, position, sentence, similarity, score, shared, read_, asks, filler))
         return quotes
 
 
 def lead(
     quotes: list[Quote], overview: bool, term: list[str] | None = None, floor: float = MIN_RELEVANCE
 ) -> list[Quote]:
-    """Consecutive sentences of one passage: the best-scoring run, or for an overview a lesson's opening.
+    """The sentence that answers best, with its neighbours; for an overview a lesson's opening.
 
-    Runs are scored as a whole, so a short sentence that merely repeats the question's keyword ("Three
-    parameters control HNSW.") cannot carry the lead alone. A "what is X" question (its `term`) leads with
-    the run that opens on X's definition ("X is …") when one scores nearly as well as the best run. A run
+    A question the lecturer asks is never the answer, but the sentence after it often is; filler never is.
+    The answer is ranked with its neighbours a little, so a short sentence that merely repeats the
+    question's keyword ("Three parameters control HNSW.") cannot carry the lead alone. A "what is X"
+    question (its `term`) leads with X's definition ("X is …") when that scores nearly as well. A lead
     scoring below `floor` is no lead: nothing relevant was found.
     """
     if not quotes:
@@ -143,16 +175,23 @@ def lead(
     if overview:
         first = min(quotes, key=lambda quote: quote.order)
         return [quote for quote in quotes if quote.passage is first.passage][:LEAD_SENTENCES]
-    windows = _windows(quotes)
-    best = max(windows, key=_mean, default=[])
-    if not best or max(quote.score for quote in best) < floor:
+    answers = _answers(quotes)
+    if not answers:
+        return []
+    ranked = [(_rank(quote, _window(quotes, quote), score), quote) for quote, score in answers]
+    best = max(ranked, key=lambda pair: pair[0])[1]
+    window = _window(quotes, best)
+    if max(quote.score for quote in window) < floor:
         return []
     if term is not None:
-        defining = [window for window in windows if defines(window[0].sentence, term)]
-        definition = max(defining, key=_mean, default=[])
-        if definition and _mean(definition) >= _mean(best) - DEFINITION_GAP:
-            best = definition
-    return _complete(best, quotes)
+        # Run against run, as a definition reads: the sentence and what follows it.
+        runs = [_following(quotes, quote) for quote, _ in answers if defines(quote.sentence, term)]
+        # A run cut short by its passage's end would be judged by its first sentence alone.
+        runs = [run for run in runs if len(run) == min(LEAD_SENTENCES, len(_own(quotes, run[0].passage)))]
+        definition = max(runs, key=_mean, default=None)
+        if definition is not None and _mean(definition) >= _mean(window) - DEFINITION_GAP:
+            window = definition  # what comes before a definition is another topic's end
+    return _trimmed(_complete(window, quotes))
 
 
 def more(quotes: list[Quote], lead: list[Quote], term: list[str] | None = None) -> list[Quote]:
@@ -163,12 +202,11 @@ def more(quotes: list[Quote], lead: list[Quote], term: list[str] | None = None) 
     top = _mean(lead)
     best_passage = max(quote.passage.score for quote in quotes)
     rest = [
-        quote
-        for quote in quotes
+        (quote, score)
+        for quote, score in _answers(quotes)
         if quote not in lead
-        and len(tokens(quote.sentence)) >= MIN_WORDS
         and quote.similarity >= MIN_SCORE
-        and quote.score >= top - MAX_GAP
+        and score >= top - MAX_GAP
         and (
             quote.lesson == lead[0].lesson
             # Another lesson must also share most telling keywords: closeness alone let in sentences
@@ -176,11 +214,32 @@ def more(quotes: list[Quote], lead: list[Quote], term: list[str] | None = None) 
             or (quote.passage.score >= best_passage - MAX_GAP and quote.shared >= MIN_SHARED)
         )
     ]
-    chosen = sorted(rest, key=_score, reverse=True)[:MAX_MORE]
+    chosen = [quote for quote, _ in sorted(rest, key=lambda pair: pair[1], reverse=True)[:MAX_MORE]]
     if term is not None and defines(lead[0].sentence, term):
         # Quotes render in reading order: nothing of the lesson may come before its definition.
         chosen = [quote for quote in chosen if quote.lesson != lead[0].lesson or quote.order > lead[0].order]
     return chosen
+
+
+def more_of(quotes: list[Quote], lead: list[Quote], limit: int = MAX_MORE_HALF) -> list[Quote]:
+    """The best other sentences of the lead's own lesson (one half of a comparison stays in its lesson)."""
+    return [quote for quote in more(quotes, lead) if quote.lesson == lead[0].lesson][:limit]
+
+
+def apart(quotes: list[Quote], second: list[Quote], first: list[Quote], own: set[str]) -> list[Quote] | None:
+    """The second half of a comparison's lead, apart from the first half's; None when there is none.
+
+    When both halves lead with the same sentences (their shared words outweighed what tells them apart),
+    the second is led again from its other passages, and it is a second answer only if that lead holds a
+    word of its own: otherwise the halves found one thing and are answered once.
+    """
+    taken = {quote.sentence for quote in first}
+    if second[0].sentence not in taken:  # it leads with a sentence of its own (context may be shared)
+        return second
+    used = {id(quote.passage) for quote in second}
+    second = lead([quote for quote in quotes if id(quote.passage) not in used], False, floor=0.0)
+    told = any(own & set(content_words(quote.sentence)) for quote in second)
+    return second if second and told and not taken & {quote.sentence for quote in second} else None
 
 
 def defines(sentence: str, term: list[str]) -> bool:
@@ -210,11 +269,18 @@ def _unique_sentences(passages: list[Passage]) -> list[tuple[Passage, int, str]]
     return candidates
 
 
+def _said(keywords: set[str], sentence: str) -> float:
+    """Return the share of the keywords that the sentence contains."""
+    return len(keywords & set(content_words(sentence))) / len(keywords) if keywords else 0.0
+
+
 def _keyword_share(keywords: set[str], passage: Passage, sentence: str) -> float:
     """Return the share of the topic's telling keywords that the sentence contains."""
-    # A word of the passage's own course title ("flask" in the Flask course) tells nothing apart.
+    # A word of the passage's own course title ("flask" in the Flask course) tells nothing apart; one of its
+    # lesson's title ("Freud" in the Freud lecture) is what all of its sentences are about.
     telling = keywords - set(content_words(passage.course_title))
-    return len(telling & set(content_words(sentence))) / len(telling) if telling else 0.0
+    said = set(content_words(sentence)) | set(content_words(passage.lesson_title))
+    return len(telling & said) / len(telling) if telling else 0.0
 
 
 def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
@@ -230,16 +296,76 @@ def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
     return lead
 
 
-def _windows(quotes: list[Quote]) -> list[list[Quote]]:
-    """List each run of LEAD_SENTENCES consecutive sentences of a passage that has a sentence of substance."""
-    windows = []
-    for passage in {id(quote.passage): quote.passage for quote in quotes}.values():
-        own = [quote for quote in quotes if quote.passage is passage]
-        for start in range(max(1, len(own) - LEAD_SENTENCES + 1)):
-            window = own[start : start + LEAD_SENTENCES]
-            if any(len(tokens(quote.sentence)) >= MIN_WORDS for quote in window):
-                windows.append(window)
-    return windows
+def _answers(quotes: list[Quote]) -> list[tuple[Quote, float]]:
+    """The sentences that may answer, each with its score as an answer.
+
+    Not a question, not filler, read for meaning, and of some length unless it shares the topic's words or
+    follows a question (which it then answers, and scores as). Announcing what comes next costs a little.
+    """
+    by_place = {(id(quote.passage), quote.position): quote for quote in quotes}
+    answers = []
+    for quote in quotes:
+        if not quote.embedded or quote.asks or quote.filler:
+            continue
+        before = by_place.get((id(quote.passage), quote.position - 1))
+        asked = before is not None and before.asks and before.embedded
+        if len(tokens(quote.sentence)) < MIN_WORDS and not (asked or quote.shared):
+            continue
+        score = quote.score - (ANNOUNCE_PENALTY if announces(quote.sentence) else 0.0)
+        answers.append((quote, max(score, before.score - INHERIT_GAP) if asked and before else score))
+    return answers
+
+
+def _rank(anchor: Quote, window: list[Quote], score: float) -> float:
+    """How good a lead the anchor and its window make: mostly the anchor's score, a little its context's."""
+    read = [quote.score for quote in window if quote.embedded]
+    return (1 - CONTEXT_WEIGHT) * score + CONTEXT_WEIGHT * sum(read) / len(read)
+
+
+def _own(quotes: list[Quote], passage: Passage) -> list[Quote]:
+    """A passage's sentences in reading order."""
+    return sorted((quote for quote in quotes if quote.passage is passage), key=lambda quote: quote.position)
+
+
+def _window(quotes: list[Quote], anchor: Quote) -> list[Quote]:
+    """The anchor and what follows it, LEAD_SENTENCES of its passage (what comes before it only at the
+    passage's end, and never a question: the lecturer's question is not the answer)."""
+    own = _own(quotes, anchor.passage)
+    at = own.index(anchor)
+    start = at
+    while start > 0 and len(own) - start < LEAD_SENTENCES and not own[start - 1].asks:
+        start -= 1
+    return _trimmed(own[start : start + LEAD_SENTENCES])
+
+
+def _trimmed(run: list[Quote]) -> list[Quote]:
+    """The run without the filler or questions it ends on ("Okay, so, um, let's see.")."""
+    end = len(run)
+    while end > 1 and (run[end - 1].filler or run[end - 1].asks):
+        end -= 1
+    return run[:end]
+
+
+def _following(quotes: list[Quote], anchor: Quote) -> list[Quote]:
+    """The anchor and the sentences after it: LEAD_SENTENCES of its passage."""
+    own = _own(quotes, anchor.passage)
+    at = own.index(anchor)
+    return own[at : at + LEAD_SENTENCES]
+
+
+def _worth_reading(candidates: list[tuple[Passage, int, str]], shares: list[float]) -> list[int]:
+    """The candidates to embed: every sentence of the best passage, those sharing a word with the topic and
+    their neighbours, best passages first, at most MAX_EMBEDDED."""
+    first = candidates[0][0]
+    reason: dict[int, float] = {}
+    for i, (passage, _, _) in enumerate(candidates):
+        if passage is first or shares[i] > 0:
+            for j in (i - 1, i, i + 1):
+                if 0 <= j < len(candidates) and candidates[j][0] is passage:
+                    reason[j] = max(reason.get(j, 0.0), shares[i])
+    # Candidates are listed passage by passage, best passage first: list order is passage rank.
+    ranked = sorted(reason, key=lambda i: (candidates[i][0] is not first, -reason[i], i))
+    return sorted(ranked[:MAX_EMBEDDED])
 
 
 def _score(quote: Quote) -> float:

@@ -40,7 +40,11 @@ def render_quotes(quotes: list[Quote]) -> tuple[str, list[Source]]:
     """Render quotes as a block per lesson, headed by its label, in order of first use; return the sources."""
     collector = SourceCollector()
     groups: dict[tuple[str, int | None], list[Quote]] = {}
+    seen: set[str] = set()
     for quote in quotes:
+        if quote.sentence in seen:  # two halves of a comparison may share a sentence of context
+            continue
+        seen.add(quote.sentence)
         source = passage_source(quote.passage, quote.sentence)
         collector.add([source])
         groups.setdefault((source.course_title, source.lesson_number), []).append(quote)

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.assistant.base import Exchange, Source
+from app.assistant.base import Answer, Exchange, Source
 from app.store.records import ExchangeRecord
 
 # What a question without a finished answer says, and offers "Ask again" for.
@@ -30,6 +30,20 @@ class ExchangeView:
     id: int | None = None  # the store's exchange id (None: not stored)
     vote: str | None = None
     conversation_id: str | None = None
+
+    @classmethod
+    def answered(
+        cls, number: int, question: str, answer: Answer, exchange_id: int | None, conversation_id: str | None
+    ) -> ExchangeView:
+        """A finished answer's exchange, streamed or not."""
+        return cls(
+            number,
+            question,
+            answer.markdown,
+            list(answer.sources),
+            id=exchange_id,
+            conversation_id=conversation_id,
+        )
 
     @property
     def note(self) -> str | None:

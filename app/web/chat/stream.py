@@ -68,13 +68,8 @@ class ChatAnswer:
         if flight.end("answered"):
             finish(flight.exchange_id, "answered", answer)
         exchange = Exchange(question=self.question, answer=answer.markdown, sources=answer.sources)
-        view = ExchangeView(
-            self.number,
-            self.question,
-            answer.markdown,
-            list(answer.sources),
-            id=flight.exchange_id,
-            conversation_id=flight.conversation_id,
+        view = ExchangeView.answered(
+            self.number, self.question, answer, flight.exchange_id, flight.conversation_id
         )
         token = commit_token(exchange, self.turn, flight.owner, flight.conversation_id)
         return sse_message("done", finished_html(view, self.form, token))

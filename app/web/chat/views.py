@@ -139,13 +139,8 @@ def _answer_now(asked: Asked) -> ExchangeView:
         asked.owner,
         asked.conversation_id,
     )
-    return ExchangeView(
-        asked.number,
-        asked.question,
-        answer.markdown,
-        list(answer.sources),
-        id=asked.exchange_id,
-        conversation_id=asked.conversation_id,
+    return ExchangeView.answered(
+        asked.number, asked.question, answer, asked.exchange_id, asked.conversation_id
     )
 
 

@@ -1,0 +1,57 @@
+"""What kind of sentence a quote candidate is: a question (the lecturer asking, not answering), filler that
+says nothing ("All right.", "So, um, let's see"), or a sentence that says what is coming next.
+
+Spoken lectures ask and then answer ("So what did he do? He burned his ships."): the question echoes the
+student's words but answers nothing, while the short sentence after it is the answer.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.search.names import STOPWORDS, content_words
+
+# A closing tag turns a statement into a question in form only ("He burned his ships, right?").
+TAG_RE = re.compile(
+    r",?\s*(?:right|okay|ok|yeah|yes|no|huh|correct|isn't it|aren't they|don't they|doesn't it|you see|see)"
+    r"\s*\?+[\"'”’)\s]*$",
+    re.IGNORECASE,
+)
+QUESTION_END_RE = re.compile(r"\?[\"'”’)\s]*$")
+# Words of speech that carry no content: a sentence made of these and stopwords alone is filler.
+SPOKEN = frozenset(
+    {
+        "um", "uh", "er", "ah", "oh", "okay", "ok", "right", "so", "yeah", "yes", "like", "well", "all",
+        "alright", "just", "really", "actually", "know", "kind", "sort", "thing", "things", "stuff", "going",
+        "gonna", "let", "now", "here", "there", "good", "great", "anyway", "see", "get", "got", "want",
+        "think", "say", "said", "talk", "today", "guy", "guys", "lot", "little", "bit", "way", "look",
+        "thank", "thanks", "sure", "mean", "then", "very", "not", "have", "has", "had", "was", "were", "will",
+        "would", "could", "should", "we", "they", "he", "she", "him", "her", "them", "their", "his", "our",
+        "us", "be", "been", "but", "if", "than", "because", "some", "any", "also", "one", "two", "first",
+        "next", "last", "again", "back", "come", "go", "make", "made", "take", "start", "people", "point",
+        "example", "question", "idea", "something", "anything", "everything", "everyone", "somebody", "why",
+    }
+)  # fmt: skip
+FILLER_STOPWORDS = STOPWORDS | SPOKEN
+# A sentence with fewer content words than this says nothing on its own.
+MIN_CONTENT = 2
+# The lecturer announcing what comes next ("what we're going to do", "let's start with"), not saying it.
+PLAN_RE = re.compile(
+    r"\b(?:going to|gonna|let's|let me|we'll|I'll|I want to|we want to|I'd like to|talk about)\b",
+    re.IGNORECASE,
+)
+
+
+def is_question(sentence: str) -> bool:
+    """True when the sentence asks rather than says: it ends in "?" but not in a tag ("…, right?")."""
+    return bool(QUESTION_END_RE.search(sentence)) and not TAG_RE.search(sentence)
+
+
+def is_filler(sentence: str) -> bool:
+    """True when the sentence has fewer than MIN_CONTENT words that are not stopwords or words of speech."""
+    return len(content_words(sentence, FILLER_STOPWORDS)) < MIN_CONTENT
+
+
+def announces(sentence: str) -> bool:
+    """True when the sentence says what the lecturer is about to do rather than what is so."""
+    return bool(PLAN_RE.search(sentence))

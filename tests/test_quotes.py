@@ -1,0 +1,138 @@
+"""Choosing the sentence that answers: not the lecturer's question, not filler, with its context."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.assistant.extractive import quotes
+from app.assistant.extractive.quotes import Quote, SentenceScorer, lead, more
+from app.assistant.extractive.sentences import is_filler, is_question
+from app.search.models import Passage
+from tests.helpers import CountingEmbedder
+
+# A spoken passage in the way lectures are transcribed: filler, a question asked aloud, then its answer.
+LECTURE = (
+    "All right. So the army had crossed the sea and landed on a hostile shore. "
+    "The enemy was larger and the soldiers wanted to sail home. "
+    "So what did the general do to stop his soldiers from retreating? "
+    "He burned his boats, right? "
+    "With no boats left there was no way home, so his soldiers had to fight. "
+    "Okay, so, um, let's see."
+)
+QUESTION = "What did the general do to stop his soldiers from retreating?"
+
+
+def passage(text: str, score: float, lesson: int = 1, chunk: int = 0, title: str = "Commitment") -> Passage:
+    """A search hit of made-up course text."""
+    return Passage(
+        course_title="Strategy Lectures",
+        lesson_number=lesson,
+        lesson_title=title,
+        chunk_index=chunk,
+        score=score,
+        text=text,
+    )
+
+
+@pytest.fixture(scope="module")
+def scorer():
+    """A sentence scorer on the real embedding model."""
+    from app.search.embedding import get_embedder
+
+    return SentenceScorer(get_embedder())
+
+
+@pytest.mark.parametrize(
+    ("sentence", "asks"),
+    [
+        ("So what did the general do?", True),
+        ("He burned his boats, right?", False),  # a closing tag does not make a question
+        ("Is that clear, okay?", False),
+        ("Which lion eats first?", True),
+        ("The lion eats first.", False),
+    ],
+)
+def test_a_question_ends_in_a_question_mark_that_is_no_closing_tag(sentence, asks):
+    assert is_question(sentence) is asks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "filler"),
+    [
+        ("All right.", True),
+        ("Okay, so, um, let's see.", True),
+        ("So this is the thing, right?", True),
+        ("He burned his boats.", False),
+        ("There's an externality.", True),  # kept only after a question or sharing the question's words
+    ],
+)
+def test_filler_has_fewer_than_two_words_of_content(sentence, filler):
+    assert is_filler(sentence) is filler
+
+
+def test_the_lecturers_question_is_not_quoted_but_its_answer_is(scorer):
+    found = scorer.quotes(QUESTION, [passage(LECTURE, 0.6)])
+    asked = next(quote for quote in found if quote.asks)
+    # The question echoes the student's words: by meaning alone it is the closest sentence.
+    assert asked.similarity == max(quote.similarity for quote in found)
+    chosen = lead(found, False) + more(found, lead(found, False))
+    sentences = [quote.sentence for quote in chosen]
+    assert sentences[0] == "He burned his boats, right?"
+    assert not any(quote.asks or quote.filler for quote in chosen)
+
+
+def test_a_short_answer_after_a_question_is_kept_though_it_shares_no_word(scorer):
+    found = scorer.quotes(
+        "Why is the effort too low in the partnership?",
+        [
+            passage(
+                "Each partner bears the whole cost of extra effort but gets only half the profit. "
+                "So what is the general term economists use for this? "
+                "It's an externality. "
+                "I don't take into account the benefit to my partner.",
+                0.6,
+            )
+        ],
+    )
+    answer = lead(found, False)
+    assert "It's an externality." in [quote.sentence for quote in answer]
+
+
+def test_without_the_question_rule_the_question_leads(scorer, monkeypatch):
+    # What the rule changes: read as a statement, the question would lead the answer.
+    monkeypatch.setattr(quotes, "is_question", lambda sentence: False)
+    found = scorer.quotes(QUESTION, [passage(LECTURE, 0.6)])
+    assert lead(found, False)[0].sentence.startswith("So what did the general do")
+
+
+def test_only_likely_sentences_are_embedded(scorer):
+    # The best passage is read whole; another passage only where it shares the question's words (and
+    # around them): the rest is never embedded.
+    counting = CountingEmbedder(scorer.embedder)
+    fresh = SentenceScorer(counting)
+    unrelated = " ".join(f"Sentence {n} describes the weather over the harbour in spring." for n in range(30))
+    found = fresh.quotes(QUESTION, [passage(LECTURE, 0.6), passage(unrelated, 0.3, chunk=1)])
+    assert counting.documents == len(quotes.split_sentences(LECTURE))
+    assert {quote.embedded for quote in found if quote.passage.chunk_index == 1} == {False}
+
+
+def made_up(sentence: str, score: float, where: Passage, position: int) -> Quote:
+    """A scored sentence without an embedding model, for the lead's arithmetic."""
+    return Quote(where, position, sentence, similarity=score, score=score, shared=1.0)
+
+
+def test_a_definition_leads_when_it_scores_nearly_as_well(monkeypatch):
+    first = passage("x", 0.5, chunk=0)
+    second = passage("y", 0.5, chunk=1)
+    found = [
+        made_up("RAG is not magic either.", 0.70, first, 0),
+        made_up("If retrieval returns the wrong passages the answer is wrong.", 0.17, first, 1),
+        made_up("A bad chunk boundary leaves the answer incomplete.", 0.20, first, 2),
+        made_up("Retrieval-augmented generation, or RAG, is the pattern that closes a gap.", 0.49, second, 0),
+        made_up("A RAG system has two halves.", 0.62, second, 1),
+        made_up("The offline half is ingestion.", 0.20, second, 2),
+    ]
+    assert lead(found, False, ["rag"])[0].sentence.startswith("Retrieval-augmented generation")
+    # Without the preference the best-scoring sentence leads.
+    monkeypatch.setattr(quotes, "DEFINITION_GAP", -1.0)
+    assert lead(found, False, ["rag"])[0].sentence == "RAG is not magic either."
