@@ -181,20 +181,3 @@ def test_a_follow_up_stays_in_the_lesson_just_quoted_when_its_words_are_there(wo
     assert first.sources[0].lesson_number == 1
     assert {source.lesson_number for source in follow.sources} == {1}
     assert "stand to the side of the blade" in follow.markdown
-
-
-def test_a_follow_up_scores_the_passage_the_previous_answer_quoted_as_the_best(workshop):
-    from dataclasses import replace
-
-    from app.search.models import Passage
-
-    def passage(chunk: int, score: float, text: str) -> Passage:
-        place = {"course_title": "Workshop Safety", "lesson_number": 1, "lesson_title": "Part 1"}
-        return Passage(**place, chunk_index=chunk, score=score, text=text)
-
-    quoted, other = passage(0, 0.2, SAWS), passage(1, 0.5, ROUTERS)
-    plan = workshop.plan("what does a riving knife do?", [])
-    said = "**Workshop Safety – Lesson 1** A riving knife is a curved plate mounted just behind the blade."
-
-    assert [p.score for p in workshop._echoed(replace(plan, echo=said), [other, quoted])] == [0.5, 0.5]
-    assert [p.score for p in workshop._echoed(plan, [other, quoted])] == [0.5, 0.2]

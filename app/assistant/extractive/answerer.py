@@ -7,22 +7,12 @@ the outline (retrieve.py), select the sentences to quote (quotes.py), render the
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.comparison import distinctive, named_lesson
 from app.assistant.extractive.confidence import MIN_CONFIDENCE, MeaningWeights, Signals, signals
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
-from app.assistant.extractive.quotes import (
-    MIN_RELEVANCE,
-    MIN_WORDS,
-    Quote,
-    SentenceScorer,
-    apart,
-    lead,
-    more,
-    more_of,
-)
+from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, apart, lead, more, more_of
 from app.assistant.extractive.render import (
     OUTLINE_NOTE,
     SEARCH_NOTE,
@@ -35,7 +25,6 @@ from app.assistant.extractive.render import (
 )
 from app.assistant.extractive.retrieve import course_outline, search, search_query
 from app.assistant.tools import ToolBox, ToolResult
-from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import content_words
@@ -81,14 +70,13 @@ class ExtractiveAnswerer:
         named = plan.lesson is not None or plan.overview
         if not named and measured.confidence < MIN_CONFIDENCE:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
-        passages = self._echoed(plan, result.passages)
-        quotes = self._quotes(plan, passages)
+        quotes = self.scorer.quotes(plan.quoted_for, result.passages)
         floor = MIN_RELEVANCE if not named else 0.0
         opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening and plan.quoted_for != plan.query:
             # A follow-up's own words found nothing close ("why not run it over the whole library?"): the
             # sentences are read with the words its pronoun stands for too (their vectors are cached).
-            quotes = self.scorer.quotes(plan.query, passages)
+            quotes = self.scorer.quotes(plan.query, result.passages)
             opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
@@ -111,37 +99,6 @@ class ExtractiveAnswerer:
         own = content_words(plan.topic, QUESTION_WORDS)
         measured = signals(plan.topic, own, passages, self.index.rarity, self.meaning)
         return not own or measured.confidence >= MIN_CONFIDENCE
-
-    def _echoed(self, plan: Plan, passages: list[Passage]) -> list[Passage]:
-        """The passages, those holding a sentence the previous answer quoted scored as the best one: a
-        follow-up ("why not run it over the whole library?") is usually answered beside what was just said."""
-        if not plan.echo or not passages:
-            return passages
-        said = " ".join(plan.echo.replace("\\", "").split())
-        best = max(passage.score for passage in passages)
-        return [
-            passage.model_copy(update={"score": best}) if _quoted_in(passage, said) else passage
-            for passage in passages
-        ]
-
-    def _quotes(self, plan: Plan, passages: list[Passage]) -> list[Quote]:
-        """The passages' sentences scored against the question. A follow-up with words of its own is scored
-        against them and, in equal part, against them with the words its pronoun stands for: "who came up
-        with it?" wants the sentence on who came up with classical conditioning, not any inventor."""
-        quotes = self.scorer.quotes(plan.quoted_for, passages)
-        if not plan.context or plan.quoted_for == plan.query:
-            return quotes
-        wider = self.scorer.quotes(plan.query, passages)
-        return [
-            replace(
-                quote,
-                similarity=(quote.similarity + other.similarity) / 2,
-                score=(quote.score + other.score) / 2,
-                shared=(quote.shared + other.shared) / 2,
-                embedded=quote.embedded or other.embedded,
-            )
-            for quote, other in zip(quotes, wider, strict=True)
-        ]
 
     def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
         """How sure the passages found make an answer that the library covers the plan's topic."""
@@ -204,11 +161,3 @@ class ExtractiveAnswerer:
         if fact:
             body = f"{fact}\n\n{body}"
         return reply(OUTLINE_NOTE, body, result.sources, True)
-
-
-def _quoted_in(passage: Passage, text: str) -> bool:
-    """True when one of the passage's sentences of substance appears in `text` (an earlier answer)."""
-    return any(
-        len(sentence.split()) >= MIN_WORDS and " ".join(sentence.split()) in text
-        for sentence in split_sentences(passage.text)
-    )

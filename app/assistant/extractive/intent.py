@@ -100,7 +100,6 @@ class Plan:
     halves: tuple[Plan, Plan] | None = None  # a comparison's two questions, each with a topic of its own
     context: str = ""  # a follow-up's words of the previous question (what "it" or "there" stands for)
     near: int | None = None  # the lesson the previous answer quoted first: where a follow-up looks first
-    echo: str = ""  # the previous answer's text: a follow-up's answer usually lies beside what it quoted
 
     @property
     def query(self) -> str:
@@ -193,8 +192,7 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     if lesson is not None and lesson not in {each.number for each in course.lessons}:
         lesson = None  # past the last lesson: the whole course rather than an error
     near = cited.lesson_number if lesson is None else None
-    echo = previous.answer if near is not None else ""
-    return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near, echo=echo)
+    return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near)
 
 
 def refers_back(question: str) -> bool:
