@@ -102,8 +102,12 @@ def test_compare_with_and_two_named_lessons_split_where_they_join(question, halv
     assert split_comparison(question) == halves
 
 
-def test_how_do_a_and_b_help_is_one_question():
-    assert split_comparison("how do fixtures and markers help with setup and teardown?") is None
+def test_how_do_a_and_b_help_splits_at_the_subjects_not_at_the_object():
+    # Each subject is asked about on its own; "setup and teardown" is one object and stays whole.
+    assert split_comparison("how do fixtures and markers help with setup and teardown?") == (
+        "how do fixtures help with setup and teardown?",
+        "how do markers help with setup and teardown?",
+    )
 
 
 def test_compare_a_with_b_quotes_both_courses(assistant):
