@@ -30,6 +30,7 @@ class Result:
     verdict: str | None = None
     quoted: int = 0  # gold evidence phrases the answer quotes
     declined: bool = False  # the answer cites no lesson
+    confidence: float | None = None  # the extractive answer's decline signal (Answer.confidence)
     cited: list[str] = field(default_factory=list)
     answer: str = ""
     search_ms: float | None = None
@@ -150,6 +151,7 @@ def score_answer(assistant, question: Question, result: Result, exchange: Callab
         f"{s.course_title}#{s.lesson_number}" for s in answer.sources if s.lesson_number is not None
     ]
     result.declined = not result.cited
+    result.confidence = answer.confidence
     result.quoted = sum(
         contains(answer.markdown, gold.evidence, question.ignore_case) for gold in question.gold
     )

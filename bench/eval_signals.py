@@ -30,7 +30,7 @@ STOPWORDS = frozenset(
         whom why will with would you your mit yale""",
     )
 )
-SIGNALS = ("dense_cosine", "fused_cosine", "bm25", "share", "known")
+SIGNALS = ("dense_cosine", "fused_cosine", "bm25", "share", "known", "confidence")
 
 
 def words(text: str) -> list[str]:
@@ -101,6 +101,8 @@ def decline_rows(questions: list, runs: dict[str, Any], bm25: Bm25) -> list[dict
         if fused:
             row["fused_cosine"] = fused.top[0]["score"] if fused.top else 0.0
             row["share"] = round(fused.share or 0.0, 2)
+            if fused.verdict is not None:  # answered: the app's own decline signal (none: nothing searched)
+                row["confidence"] = fused.confidence if fused.confidence is not None else 0.0
         row["bm25"] = round(bm25.top(question.question), 2)
         row["known"] = round(bm25.known(question.question), 2)
         rows.append(row)

@@ -7,11 +7,13 @@ import pytest
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import split_comparison
+from app.assistant.extractive.confidence import MeaningWeights
 from app.assistant.extractive.render import NO_MATCH
 from app.search.resolver import code_words, instructor_words
 
 PYTEST = "Python Testing with Pytest"
 VECTOR = "Vector Databases from Scratch"
+RAG = "Retrieval-Augmented Generation in Practice"
 
 
 @pytest.fixture
@@ -100,8 +102,12 @@ def test_compare_with_and_two_named_lessons_split_where_they_join(question, halv
     assert split_comparison(question) == halves
 
 
-def test_how_do_a_and_b_help_is_one_question():
-    assert split_comparison("how do fixtures and markers help with setup and teardown?") is None
+def test_how_do_a_and_b_help_splits_at_the_subjects_not_at_the_object():
+    # Each subject is asked about on its own; "setup and teardown" is one object and stays whole.
+    assert split_comparison("how do fixtures and markers help with setup and teardown?") == (
+        "how do fixtures help with setup and teardown?",
+        "how do markers help with setup and teardown?",
+    )
 
 
 def test_compare_a_with_b_quotes_both_courses(assistant):
@@ -114,3 +120,68 @@ def test_compare_a_with_b_quotes_both_courses(assistant):
         (VECTOR, 2),
     ]
     assert answer.confidence is not None
+
+
+def test_a_term_the_library_never_uses_is_declined_though_its_generic_words_match(assistant):
+    # "vector" and "course" occur all over the library; "Voronoi" nowhere.
+    declined = assistant.answer("What does the vector course say about Voronoi cells?", [])
+    answered = assistant.answer("how can I run a single test function on a table of different inputs?", [])
+
+    assert NO_MATCH in declined.markdown and not declined.sources
+    assert answered.sources[0].course_title == PYTEST and answered.sources[0].lesson_number == 3
+
+
+def test_a_words_meaning_weight_is_how_far_the_question_moves_without_it(services):
+    weigh = MeaningWeights(services.index.embedder)
+    weights = weigh("does the course explain Bloom filters", ["explain", "bloom", "filter"])
+
+    assert weights["bloom"] > weights["explain"] and weights["filter"] > weights["explain"]
+
+
+def test_a_follow_up_looks_first_in_the_lesson_the_previous_answer_quoted(assistant):
+    # Both courses speak of filtering by metadata; the conversation was about the RAG course's vector store.
+    follow = _after(
+        assistant, "What does a vector store return for a question?", "can it narrow them by lesson?"
+    )
+
+    assert (follow.sources[0].course_title, follow.sources[0].lesson_number) == (RAG, 3)
+    assert "filtered by course or lesson metadata" in follow.markdown
+
+
+SAWS = (
+    "A table saw cuts boards with a spinning blade that rises through the table. A riving knife is a curved "
+    "plate mounted just behind the blade. It keeps the cut open so the wood cannot pinch the blade, the "
+    "usual cause of kickback. Always stand to the side of the blade rather than behind it, out of the "
+    "board's path."
+)
+ROUTERS = (
+    "A router spins a cutting bit at very high speed. Kickback on a router table throws the workpiece "
+    "back at you, so always feed against the rotation of the bit. Kickback is the most common router "
+    "accident: a featherboard and a push block prevent kickback on the router table, and sharp bits lower "
+    "the kickback risk further. Stand square to the router table and keep both hands on the push block to "
+    "avoid kickback."
+)
+
+
+@pytest.fixture(scope="module")
+def workshop(tmp_path_factory):
+    """An extractive answerer over one two-lesson course whose second lesson says "kickback" most."""
+    from app.assistant.extractive.answerer import ExtractiveAnswerer
+    from app.assistant.tools import ToolBox
+    from tests.helpers import Library
+
+    library = Library(tmp_path_factory.mktemp("workshop"))
+    library.write("workshop.txt", "Workshop Safety", SAWS, ROUTERS)
+    report = library.indexer.sync()
+    assert not report.problems, report.problems
+    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+
+
+def test_a_follow_up_stays_in_the_lesson_just_quoted_when_its_words_are_there(workshop):
+    first = workshop.answer("what does a riving knife do on a table saw?", [])
+    previous = Exchange(question="what does a riving knife do?", answer=first.markdown, sources=first.sources)
+    follow = workshop.answer("and where should I stand to avoid kickback there?", [previous])
+
+    assert first.sources[0].lesson_number == 1
+    assert {source.lesson_number for source in follow.sources} == {1}
+    assert "stand to the side of the blade" in follow.markdown

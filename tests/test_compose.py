@@ -28,7 +28,8 @@ def test_the_app_is_wired_to_chroma_redis_and_postgres_and_waits_for_them():
     assert set(app["depends_on"]) == {"chroma", "redis", "postgres"}
     # The replicas share one database, reached by the setting the app reads (with the driver it installs).
     database = Settings(database_url=environment["DATABASE_URL"]).resolved_database_url
-    assert database.startswith("postgresql+psycopg://assistant:") and database.endswith("@postgres:5432/assistant")
+    assert database.startswith("postgresql+psycopg://assistant:")
+    assert database.endswith("@postgres:5432/assistant")
     assert "pg_isready" in services["postgres"]["healthcheck"]["test"]
     assert all(condition["condition"] == "service_healthy" for condition in app["depends_on"].values())
 

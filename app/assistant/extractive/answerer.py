@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.comparison import distinctive, named_lesson
-from app.assistant.extractive.confidence import MIN_CONFIDENCE, Signals, signals
+from app.assistant.extractive.confidence import MIN_CONFIDENCE, MeaningWeights, Signals, signals
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, apart, lead, more, more_of
 from app.assistant.extractive.render import (
@@ -24,7 +24,7 @@ from app.assistant.extractive.render import (
     reply,
 )
 from app.assistant.extractive.retrieve import course_outline, search, search_query
-from app.assistant.tools import ToolBox
+from app.assistant.tools import ToolBox, ToolResult
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import content_words
@@ -37,6 +37,7 @@ class ExtractiveAnswerer:
         self.toolbox = toolbox
         self.index = toolbox.index
         self.scorer = SentenceScorer(embedder)
+        self.meaning = MeaningWeights(embedder)
 
     def plan(self, question: str, history: list[Exchange] | None = None) -> Plan:
         """Understand the question, carrying on from the last exchange when it refers back to it."""
@@ -60,7 +61,7 @@ class ExtractiveAnswerer:
 
     def _search(self, plan: Plan) -> Answer:
         """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
-        result = search(self.toolbox, search_query(plan), plan.course, plan.lesson)
+        result = self._retrieve(plan)
         note = f"{SEARCH_NOTE}\n\n{plan.note}" if plan.note else SEARCH_NOTE
         if result.is_error:
             return reply(note, result.text, [], True)
@@ -82,9 +83,27 @@ class ExtractiveAnswerer:
         body, sources = render_quotes(opening + more(quotes, opening, plan.term))
         return reply(note, body, sources, True).model_copy(update={"confidence": measured.confidence})
 
+    def _retrieve(self, plan: Plan) -> ToolResult:
+        """The passages for a plan. A follow-up looks first in the lesson the previous answer quoted, and
+        searches its whole course when its own words are not there ("and how is it tested?" may move on)."""
+        query = search_query(plan)
+        if plan.near is not None and plan.lesson is None:
+            near = search(self.toolbox, query, plan.course, plan.near)
+            if not near.is_error and self._holds_own_words(plan, near.passages):
+                return near
+        return search(self.toolbox, query, plan.course, plan.lesson)
+
+    def _holds_own_words(self, plan: Plan, passages: list[Passage]) -> bool:
+        """True when the first passage holds the follow-up's own words (weighed as for a decline), or it
+        has none ("and lesson 4?")."""
+        own = content_words(plan.topic, QUESTION_WORDS)
+        measured = signals(plan.topic, own, passages, self.index.rarity, self.meaning)
+        return not own or measured.confidence >= MIN_CONFIDENCE
+
     def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
         """How sure the passages found make an answer that the library covers the plan's topic."""
-        return signals(content_words(plan.query, QUESTION_WORDS), passages, self.index.rarity)
+        words = content_words(plan.query, QUESTION_WORDS)
+        return signals(plan.query, words, passages, self.index.rarity, self.meaning)
 
     def _compare(self, plan: Plan) -> Answer | None:
         """Answer each half of a comparison on its own and quote both; None for a question that is no

@@ -99,6 +99,7 @@ class Plan:
     ask: str | None = None  # the one outline fact asked for (see outline_ask)
     halves: tuple[Plan, Plan] | None = None  # a comparison's two questions, each with a topic of its own
     context: str = ""  # a follow-up's words of the previous question (what "it" or "there" stands for)
+    near: int | None = None  # the lesson the previous answer quoted first: where a follow-up looks first
 
     @property
     def query(self) -> str:
@@ -166,7 +167,8 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     that more simply" asks the previous question again within its lesson. A question that points back ("who
     came up with it?", "why is it too low there?") or has no word of its own is also searched with the
     previous question's words (conversational query expansion); every follow-up, including one with few
-    words of its own ("and projection?"), keeps the previous course unless it names another.
+    words of its own ("and projection?"), keeps the previous course unless it names another, and looks
+    first in the lesson the previous answer quoted (`near`), as a person would.
     """
     if plan.course is not None or plan.course_error or not refers_back(question):
         return plan
@@ -189,7 +191,8 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         topic = _without(previous.question, "")
     if lesson is not None and lesson not in {each.number for each in course.lessons}:
         lesson = None  # past the last lesson: the whole course rather than an error
-    return replace(plan, course=course, note=None, lesson=lesson, topic=topic)
+    near = cited.lesson_number if lesson is None else None
+    return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near)
 
 
 def refers_back(question: str) -> bool:
