@@ -1,8 +1,8 @@
 """Why a search ranked its passages: each passage's meaning rank, keyword rank, fused rank and cosine.
 
-For the retrieval playground. It gathers the same two candidate rankings as `Searcher.search` and fuses
-them with the searcher's own `fuse`, so the passages and their order are exactly the search's (a test
-holds the two together); only the ranks each passage had on the way are added.
+For the retrieval playground. The passages and their order are exactly the search's (`search_with_parts`;
+a test holds the two together); only the ranks each passage had in the whole question's two candidate
+rankings are added (a compared part's passage may have neither).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from app.search.catalog import CatalogEntry, CatalogSnapshot
 from app.search.models import Passage
+from app.search.parts import search_with_parts
 from app.search.searcher import Searcher
 
 Key = tuple[str, int, int]  # (course title, lesson number, chunk index): a passage in the live library
@@ -56,7 +57,8 @@ def explain_ranking(
     lexical_ranks = {
         (titles.get(found.course_id, ""), *found.key): rank for rank, found in enumerate(lexical, 1)
     }
+    passages = search_with_parts(searcher, query, library, scope, course, lesson, k)
     return [
         RankedPassage(passage, fused, dense_ranks.get(_key(passage)), lexical_ranks.get(_key(passage)))
-        for fused, passage in enumerate(searcher.fuse(candidates, scope, k), 1)
+        for fused, passage in enumerate(passages, 1)
     ]

@@ -14,6 +14,7 @@ from app.search.catalog import CatalogCache, CatalogEntry, CatalogSnapshot, cata
 from app.search.embedding import Embedder, get_embedder
 from app.search.explain import RankedPassage, explain_ranking
 from app.search.models import CourseRecord, Outline, Passage
+from app.search.parts import search_with_parts
 from app.search.resolver import CourseResolver, mentioned_course
 from app.search.searcher import Searcher
 from app.search.store import CATALOG, CONTENT, ChromaStore
@@ -145,12 +146,17 @@ class CourseIndex:
     def search(
         self, query: str, course: str | None = None, lesson: int | None = None, k: int | None = None
     ) -> list[Passage]:
-        """The k best passages for the query, within a course and/or lesson when given (hybrid ranking)."""
+        """The k best passages for the query, within a course and/or lesson when given (hybrid ranking).
+
+        A comparison keeps each compared part's first passage among them (`search_with_parts`).
+        """
         library = self.catalog.snapshot()
         scope = self._scope(library, course, lesson)
         if not scope:
             return []
-        return self.searcher.search(query, library, scope, course, lesson, k or self.settings.max_results)
+        return search_with_parts(
+            self.searcher, query, library, scope, course, lesson, k or self.settings.max_results
+        )
 
     def course_mentioned(self, text: str) -> tuple[CourseRecord, str] | None:
         """The one course a text mentions without a naming phrase (acronym, most of its title), and how."""

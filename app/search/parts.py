@@ -1,0 +1,90 @@
+"""Two-part questions: each part's best passage is kept among a search's results.
+
+A comparison searched whole ("re-ranking in RAG versus re-ranking after product quantization", "the CNN
+lecture and the brain lecture") is ranked by whichever part dominates its words, so the other part's
+passages can fall out of the top k. Each half (`split_comparison`) is also searched on its own, within the
+course it names when the search names none ("the RAG course"), and its first passage follows the whole
+question's first. The first place stays the whole question's, so a question the splitter cuts wrongly
+("... and with what architecture?") keeps its best passage first. Measured on both libraries (README):
+the passages of both lessons of a two-lesson question come sooner; no single-passage question moved.
+"""
+
+from __future__ import annotations
+
+from app.search.catalog import CatalogEntry, CatalogSnapshot
+from app.search.models import Passage
+from app.search.resolver import mentioned_course
+from app.search.searcher import Searcher
+from app.search.split import split_comparison
+
+# k=1 asks for the single best passage: no part is searched.
+MIN_K = 2
+Key = tuple[str, int, int]  # (course title, lesson number, chunk index)
+
+
+def _key(found: Passage) -> Key:
+    """Where a passage sits in the library."""
+    return (found.course_title, found.lesson_number, found.chunk_index)
+
+
+def part_scope(
+    part: str, library: CatalogSnapshot, scope: list[CatalogEntry], course: str | None
+) -> tuple[list[CatalogEntry], str | None]:
+    """The scope to search one part in: the course the part names when the search names none."""
+    if course is not None:
+        return scope, course
+    named = mentioned_course(part, library.records)
+    if named is None:
+        return scope, None
+    record = named[0]
+    return [entry for entry in scope if entry.record.id == record.id], record.id
+
+
+def scored_for(
+    searcher: Searcher, query: str, scope: list[CatalogEntry], whole: list[Passage], found: Passage
+) -> Passage:
+    """A part's passage scored by its cosine to the whole question, like every other passage returned."""
+    same = next((passage for passage in whole if _key(passage) == _key(found)), None)
+    if same is not None:
+        return same
+    entry = next((entry for entry in scope if entry.record.title == found.course_title), None)
+    if entry is None:
+        return found
+    chunks = searcher.course_vectors.get(entry.record.id, entry.version, entry.record.chunk_count)
+    hits = chunks.hits(searcher.embedder.embed_query(query), [(found.lesson_number, found.chunk_index)])
+    return found.model_copy(update={"score": round(1 - hits[0].distance, 4)}) if hits else found
+
+
+def keep_parts(whole: list[Passage], firsts: list[Passage], k: int) -> list[Passage]:
+    """The whole question's first passage, then each part's first, then the rest of the whole's, k in all."""
+    head = whole[:1]
+    seen = {_key(found) for found in head}
+    lead = []
+    for found in firsts:
+        if _key(found) not in seen:
+            seen.add(_key(found))
+            lead.append(found)
+    rest = [found for found in whole[1:] if _key(found) not in seen]
+    return (head + lead + rest)[:k]
+
+
+def search_with_parts(
+    searcher: Searcher,
+    query: str,
+    library: CatalogSnapshot,
+    scope: list[CatalogEntry],
+    course: str | None,
+    lesson: int | None,
+    k: int,
+) -> list[Passage]:
+    """The k best passages for the query, keeping each compared part's first passage among them."""
+    whole = searcher.search(query, library, scope, course, lesson, k)
+    halves = split_comparison(query) if k >= MIN_K else None
+    if halves is None:
+        return whole
+    firsts = []
+    for half in halves:
+        half_scope, half_course = part_scope(half, library, scope, course)
+        found = searcher.search(half, library, half_scope, half_course, lesson, 1) if half_scope else []
+        firsts += [scored_for(searcher, query, scope, whole, first) for first in found[:1]]
+    return keep_parts(whole, firsts, k)
