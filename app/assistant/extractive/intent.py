@@ -99,7 +99,8 @@ class Plan:
     ask: str | None = None  # the one outline fact asked for (see outline_ask)
     halves: tuple[Plan, Plan] | None = None  # a comparison's two questions, each with a topic of its own
     context: str = ""  # a follow-up's words of the previous question (what "it" or "there" stands for)
-    near: int | None = None  # the lesson the previous answer quoted first: where a follow-up looks first
+    # The lessons the previous answer quoted, in its order: where a follow-up looks first.
+    near: tuple[int, ...] = ()
 
     @property
     def query(self) -> str:
@@ -168,7 +169,7 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     came up with it?", "why is it too low there?") or has no word of its own is also searched with the
     previous question's words (conversational query expansion); every follow-up, including one with few
     words of its own ("and projection?"), keeps the previous course unless it names another, and looks
-    first in the lesson the previous answer quoted (`near`), as a person would.
+    first in the lessons the previous answer quoted (`near`), as a person would.
     """
     if plan.course is not None or plan.course_error or not refers_back(question):
         return plan
@@ -191,8 +192,14 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         topic = _without(previous.question, "")
     if lesson is not None and lesson not in {each.number for each in course.lessons}:
         lesson = None  # past the last lesson: the whole course rather than an error
-    near = cited.lesson_number if lesson is None else None
+    near = _cited_lessons(previous, course.title) if lesson is None else ()
     return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near)
+
+
+def _cited_lessons(previous: Exchange, course_title: str) -> tuple[int, ...]:
+    """The lessons of a course that the previous answer quoted, in the order it quoted them."""
+    cited = (source.lesson_number for source in previous.sources if source.course_title == course_title)
+    return tuple(dict.fromkeys(number for number in cited if number is not None))
 
 
 def refers_back(question: str) -> bool:
