@@ -10,7 +10,13 @@ from collections.abc import Iterator
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.comparison import distinctive, named_lesson
-from app.assistant.extractive.confidence import MIN_CONFIDENCE, MeaningWeights, Signals, passage_words, signals
+from app.assistant.extractive.confidence import (
+    MIN_CONFIDENCE,
+    MeaningWeights,
+    Signals,
+    passage_words,
+    signals,
+)
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, apart, lead, more, more_of
 from app.assistant.extractive.render import (
@@ -112,7 +118,7 @@ class ExtractiveAnswerer:
 
     def _own_words_around(self, plan: Plan, passages: list[Passage]) -> float:
         """The rarity-weighted share of the follow-up's own words that the passages found hold between them:
-        the lesson that says "effort", "level" and "too low" near the topic is the one a follow-up asks about."""
+        a lesson whose passages say more of its words ("effort", "level", "too") is the one it asks about."""
         own = list(dict.fromkeys(content_words(plan.topic, QUESTION_WORDS)))
         rare = self.index.rarity(own)
         total = sum(rare.get(word, 0.0) for word in own)
