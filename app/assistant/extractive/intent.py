@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
-from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
+from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_by_title_word, lesson_number
 from app.errors import CourseNotFound
 from app.search.models import CourseRecord
 from app.search.names import STOPWORDS, content_words, stem, tokens
@@ -144,6 +144,14 @@ def _plan(question: str, index: CourseIndex) -> Plan:
     question = FILLER_RE.sub(" ", question).strip() or question
     ref = find_course(question, index)
     topic = _without(question, ref.named_by)
+    course, lesson = ref.course, lesson_number(question)
+    if lesson is None and not ref.error:
+        # "explain X from the Skinner lecture": searched within that lesson, for X alone.
+        courses = [course] if course is not None else index.courses()
+        titled = lesson_by_title_word(topic, courses)
+        if titled is not None:
+            course, lesson, named_by = titled
+            topic = " ".join(topic.replace(named_by, " ").split())
     # Typos are searched as the library spells them, and the answer says so.
     corrected = index.corrected(topic)
     notes = [ref.note] if ref.note else []
@@ -152,8 +160,8 @@ def _plan(question: str, index: CourseIndex) -> Plan:
     return Plan(
         ask=outline_ask(question),
         outline=wants_outline(question),
-        course=ref.course,
-        lesson=lesson_number(question),
+        course=course,
+        lesson=lesson,
         topic=corrected,
         course_error=ref.error,
         note="\n\n".join(notes) or None,
