@@ -10,7 +10,13 @@ from collections.abc import Iterator
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.comparison import distinctive, named_lesson
-from app.assistant.extractive.confidence import MIN_CONFIDENCE, MeaningWeights, Signals, signals
+from app.assistant.extractive.confidence import (
+    MIN_CONFIDENCE,
+    MeaningWeights,
+    Signals,
+    passage_words,
+    signals,
+)
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, apart, lead, more, more_of
 from app.assistant.extractive.render import (
@@ -28,6 +34,9 @@ from app.assistant.tools import ToolBox, ToolResult
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import content_words
+
+# The passages of a lesson read together when a follow-up chooses between the lessons just quoted.
+AROUND = 5
 
 
 class ExtractiveAnswerer:
@@ -84,13 +93,20 @@ class ExtractiveAnswerer:
         return reply(note, body, sources, True).model_copy(update={"confidence": measured.confidence})
 
     def _retrieve(self, plan: Plan) -> ToolResult:
-        """The passages for a plan. A follow-up looks first in the lesson the previous answer quoted, and
-        searches its whole course when its own words are not there ("and how is it tested?" may move on)."""
+        """The passages for a plan. A follow-up is about the previous answer: it looks first in the lessons
+        that answer quoted, in the one whose passages hold most of its own words, and searches its whole
+        course when none holds them ("and how is it tested?" may move on)."""
         query = search_query(plan)
-        if plan.near is not None and plan.lesson is None:
-            near = search(self.toolbox, query, plan.course, plan.near)
-            if not near.is_error and self._holds_own_words(plan, near.passages):
-                return near
+        best: tuple[float, ToolResult] | None = None
+        for lesson in plan.near if plan.lesson is None else ():
+            near = search(self.toolbox, query, plan.course, lesson)
+            if near.is_error or not self._holds_own_words(plan, near.passages):
+                continue
+            held = self._own_words_around(plan, near.passages)
+            if best is None or held > best[0]:
+                best = (held, near)
+        if best is not None:
+            return best[1]
         return search(self.toolbox, query, plan.course, plan.lesson)
 
     def _holds_own_words(self, plan: Plan, passages: list[Passage]) -> bool:
@@ -99,6 +115,17 @@ class ExtractiveAnswerer:
         own = content_words(plan.topic, QUESTION_WORDS)
         measured = signals(plan.topic, own, passages, self.index.rarity, self.meaning)
         return not own or measured.confidence >= MIN_CONFIDENCE
+
+    def _own_words_around(self, plan: Plan, passages: list[Passage]) -> float:
+        """The rarity-weighted share of the follow-up's own words that the passages found hold between them:
+        a lesson whose passages say more of its words ("effort", "level", "too") is the one it asks about."""
+        own = list(dict.fromkeys(content_words(plan.topic, QUESTION_WORDS)))
+        rare = self.index.rarity(own)
+        total = sum(rare.get(word, 0.0) for word in own)
+        if total <= 0:
+            return 0.0
+        held = set().union(*(passage_words(passage) for passage in passages[:AROUND]))
+        return sum(rare.get(word, 0.0) for word in own if word in held) / total
 
     def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
         """How sure the passages found make an answer that the library covers the plan's topic."""

@@ -23,10 +23,11 @@ from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import stem, tokens
 
-# Below this confidence the answer declines. Fitted on the sample library: the low end of its error-free range
-# (its highest no-coverage question is at 0.15, its lowest content question at 0.33), declining no more than
-# those need; checked on the lecture set (no content question declined): see README, "make eval".
-MIN_CONFIDENCE = 0.16
+# Below this confidence the answer declines. Fitted on the sample library: the middle of its error-free range
+# (with the int8 encoder its highest no-coverage question is at 0.143, its lowest content question at 0.161;
+# the low end, 0.16, left one content question 0.001 above the cut); checked on the lecture set (no
+# decision changes there: nothing lies between 0.15 and 0.165): see README, "make eval".
+MIN_CONFIDENCE = 0.152
 # A first passage holding this share of the question's rarity is taken as covering it without weighing the
 # words' meaning (on both labelled libraries no decision changes; it spares the embedding for half of them).
 SURE = 0.5

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
-from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
+from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_by_title_word, lesson_number
 from app.errors import CourseNotFound
 from app.search.models import CourseRecord
 from app.search.names import STOPWORDS, content_words, stem, tokens
@@ -59,6 +59,8 @@ PRONOUN_RE = re.compile(
 )
 # A question asked after another with at most this many words of its own carries on from it.
 FEW_WORDS = 2
+# A question whose own words the previous answer said at least this share of (by rarity) is about it.
+ABOUT_ANSWER = 0.5
 NEXT_RE = re.compile(r"\b(?:next|following)\s+(?:one|lesson)\b", re.IGNORECASE)
 AGAIN_RE = re.compile(
     r"\b(?:simpler|more simply|simply|in simpler terms|more detail|elaborate|explain (?:that|this|it))\b",
@@ -99,7 +101,11 @@ class Plan:
     ask: str | None = None  # the one outline fact asked for (see outline_ask)
     halves: tuple[Plan, Plan] | None = None  # a comparison's two questions, each with a topic of its own
     context: str = ""  # a follow-up's words of the previous question (what "it" or "there" stands for)
-    near: int | None = None  # the lesson the previous answer quoted first: where a follow-up looks first
+    # The lessons the previous answer quoted, in its order: where a follow-up looks first.
+    near: tuple[int, ...] = ()
+    # True for a follow-up about what the previous answer said (not pointing back by a pronoun): its
+    # sentences are read with the carried topic too ("k … set to" is the one of reciprocal rank fusion).
+    about_answer: bool = False
 
     @property
     def query(self) -> str:
@@ -111,7 +117,9 @@ class Plan:
         """What the quoted sentences must answer: the topic, unless it has no word of its own. The words a
         follow-up stands on would pull the sentences back to the previous question ("what are its gates
         built from?" would quote what an LSTM is)."""
-        return self.topic if content_words(self.topic, QUESTION_WORDS) else self.query
+        return (
+            self.topic if content_words(self.topic, QUESTION_WORDS) and not self.about_answer else self.query
+        )
 
     @property
     def overview(self) -> bool:
@@ -143,6 +151,14 @@ def _plan(question: str, index: CourseIndex) -> Plan:
     question = FILLER_RE.sub(" ", question).strip() or question
     ref = find_course(question, index)
     topic = _without(question, ref.named_by)
+    course, lesson = ref.course, lesson_number(question)
+    if lesson is None and not ref.error:
+        # "explain X from the Skinner lecture": searched within that lesson, for X alone.
+        courses = [course] if course is not None else index.courses()
+        titled = lesson_by_title_word(topic, courses)
+        if titled is not None:
+            course, lesson, named_by = titled
+            topic = " ".join(topic.replace(named_by, " ").split())
     # Typos are searched as the library spells them, and the answer says so.
     corrected = index.corrected(topic)
     notes = [ref.note] if ref.note else []
@@ -151,8 +167,8 @@ def _plan(question: str, index: CourseIndex) -> Plan:
     return Plan(
         ask=outline_ask(question),
         outline=wants_outline(question),
-        course=ref.course,
-        lesson=lesson_number(question),
+        course=course,
+        lesson=lesson,
         topic=corrected,
         course_error=ref.error,
         note="\n\n".join(notes) or None,
@@ -168,13 +184,17 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     came up with it?", "why is it too low there?") or has no word of its own is also searched with the
     previous question's words (conversational query expansion); every follow-up, including one with few
     words of its own ("and projection?"), keeps the previous course unless it names another, and looks
-    first in the lesson the previous answer quoted (`near`), as a person would.
+    first in the lessons the previous answer quoted (`near`), as a person would.
     """
-    if plan.course is not None or plan.course_error or not refers_back(question):
+    if plan.course is not None or plan.course_error:
         return plan
     own = content_words(plan.topic, QUESTION_WORDS)
-    if PRONOUN_RE.search(question) or not own:
-        plan = replace(plan, context=_context(own, _plan(previous.question, index).topic))
+    about_answer = _about_answer(own, previous.answer, index)
+    if not (about_answer or refers_back(question)):
+        return plan
+    if PRONOUN_RE.search(question) or not own or about_answer:
+        context = _context(own, _plan(previous.question, index).topic)
+        plan = replace(plan, context=context, about_answer=about_answer and not PRONOUN_RE.search(question))
     cited = next((source for source in previous.sources if source.course_title), None)
     if cited is None:
         return plan
@@ -191,8 +211,26 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         topic = _without(previous.question, "")
     if lesson is not None and lesson not in {each.number for each in course.lessons}:
         lesson = None  # past the last lesson: the whole course rather than an error
-    near = cited.lesson_number if lesson is None else None
+    near = _cited_lessons(previous, course.title) if lesson is None else ()
     return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near)
+
+
+def _cited_lessons(previous: Exchange, course_title: str) -> tuple[int, ...]:
+    """The lessons of a course that the previous answer quoted, in the order it quoted them."""
+    cited = (source.lesson_number for source in previous.sources if source.course_title == course_title)
+    return tuple(dict.fromkeys(number for number in cited if number is not None))
+
+
+def _about_answer(own: list[str], answer: str, index: CourseIndex) -> bool:
+    """True when the previous answer said most of a question's own words, weighed by rarity: "what value is
+    k usually set to?" after an answer saying "k commonly set to 60" asks about that answer."""
+    stems = list(dict.fromkeys(stem(word) for word in own))
+    if not stems:
+        return False
+    said = {stem(word) for word in tokens(answer)}
+    rare = index.rarity(stems)
+    total = sum(rare.get(word, 0.0) for word in stems)
+    return total > 0 and sum(rare.get(word, 0.0) for word in stems if word in said) >= ABOUT_ANSWER * total
 
 
 def refers_back(question: str) -> bool:

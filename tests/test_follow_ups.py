@@ -1,0 +1,102 @@
+"""Follow-ups are about the previous answer: they look first in the lessons it quoted, choose the one that
+holds their own words, and a question whose words that answer said carries its topic; a lesson named by a
+word of its title ("the proofing lecture") is searched on its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.assistant.base import Exchange, Source
+from app.assistant.extractive.intent import understand
+
+BREAD = "Home Bread Baking"
+GARDEN = "Kitchen Gardening"
+STARTERS = (
+    "A sourdough starter is flour and water that wild yeast ferments over a few days. The starter is what "
+    "makes the dough rise without packet yeast. Feed the starter every day with fresh flour and water, and "
+    "keep a spoonful back for the next bake."
+)
+PROOFING = (
+    "Proofing is the last rise of the shaped dough before it goes into the oven. In a cold kitchen the dough "
+    "rises too slowly, because wild yeast works slowly below twenty degrees; proof it in a warm oven with "
+    "only the light on. An over-proofed loaf collapses when it is scored."
+)
+BAKING = (
+    "Bake the loaf in a preheated cast iron pot with the lid on for twenty minutes, so the steam keeps the "
+    "crust soft while the loaf expands. Then take the lid off and bake until the crust is deep brown."
+)
+HERBS = (
+    "Basil wants a sunny windowsill and soil that dries out between waterings. Pinch off the flower buds so "
+    "the plant keeps making leaves. Mint spreads by runners and is best grown in its own pot."
+)
+
+
+def course(title: str, *lessons: tuple[str, str]) -> str:
+    """A TXT course document whose lessons have titles of their own."""
+    lines = [f"Course Title: {title}", "Course Instructor: Test Person"]
+    for number, (name, text) in enumerate(lessons, start=1):
+        lines += [f"Lesson {number}: {name}", f"Lesson Link: https://example.com/{number}", text]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def kitchen(tmp_path_factory):
+    """An extractive answerer over a three-lesson baking course and a one-lesson gardening course."""
+    from app.assistant.extractive.answerer import ExtractiveAnswerer
+    from app.assistant.tools import ToolBox
+    from tests.helpers import Library
+
+    library = Library(tmp_path_factory.mktemp("kitchen"))
+    baking = course(BREAD, ("Sourdough Starters", STARTERS), ("Proofing", PROOFING), ("Baking", BAKING))
+    (library.docs / "bread.txt").write_text(baking)
+    (library.docs / "garden.txt").write_text(course(GARDEN, ("Herbs on the Windowsill", HERBS)))
+    report = library.indexer.sync()
+    assert not report.problems, report.problems
+    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+
+
+def cited(*lessons: int) -> list[Source]:
+    """The sources of an answer that quoted these lessons of the baking course, in this order."""
+    return [Source(label=f"{BREAD} - Lesson {n}", course_title=BREAD, lesson_number=n) for n in lessons]
+
+
+def test_a_follow_up_chooses_the_quoted_lesson_that_holds_its_own_words(kitchen):
+    # The previous answer quoted the starters lesson first (it says "dough" and "rise" too) and the
+    # proofing lesson second; "too slowly" is only said in the proofing lesson.
+    previous = Exchange(question="what does a sourdough starter do?", answer=STARTERS, sources=cited(1, 2))
+    follow = kitchen.answer("why does the dough rise too slowly there?", [previous])
+
+    assert follow.sources and follow.sources[0].lesson_number == 2
+    assert "below twenty degrees" in follow.markdown
+
+
+def test_a_question_whose_words_the_previous_answer_said_carries_its_topic(kitchen):
+    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2))
+    plan = understand("what happens to an over-proofed loaf when scored?", kitchen.index, previous)
+
+    assert plan.about_answer and plan.course is not None and plan.course.title == BREAD
+    assert plan.near == (2,)
+    assert "proofing" in plan.context.lower()
+
+
+def test_a_question_on_words_the_previous_answer_never_said_starts_afresh(kitchen):
+    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2))
+    plan = understand("how much sun does basil on a windowsill want?", kitchen.index, previous)
+
+    assert not plan.about_answer and plan.course is None and plan.near == ()
+    answer = kitchen.answer("how much sun does basil on a windowsill want?", [previous])
+    assert answer.sources and answer.sources[0].course_title == GARDEN
+
+
+def test_a_lesson_named_by_a_word_of_its_title_is_searched_for_the_other_words(kitchen):
+    plan = understand("what does the proofing lecture say about a cold kitchen?", kitchen.index)
+
+    assert plan.course is not None and plan.course.title == BREAD and plan.lesson == 2
+    assert "lecture" not in plan.topic and "cold kitchen" in plan.topic
+
+
+def test_a_course_title_word_next_to_lesson_names_no_lesson(kitchen):
+    # "bread" is in the course's title, not one lesson's: no lesson is chosen from it.
+    plan = understand("which bread lesson explains the crust?", kitchen.index)
+
+    assert plan.lesson is None
