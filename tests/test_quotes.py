@@ -175,3 +175,20 @@ def test_a_question_about_a_thing_leads_with_its_definition_and_explanation(monk
 def test_the_subject_of_a_question_about_one_thing():
     assert subject("How does a bloom filter work?") == ["bloom", "filter"]
     assert subject("How do fixtures share setup between tests in a module?") is None
+
+
+def test_a_lead_goes_on_to_the_sentence_that_picks_up_its_words_by_a_pronoun(monkeypatch):
+    # "What joins the two halves of the bridge?": the lead stops on "the halves are joined"; the sentence
+    # after it ("They're joined by …") says by what, though it scores a little lower.
+    where = passage("x", 0.6)
+    found = [
+        made_up("The bridge was built from both banks at once.", 0.70, where, 0),
+        made_up("Each half of the bridge rests on its own pier.", 0.62, where, 1),
+        made_up("In the end the two halves of the bridge are joined.", 0.50, where, 2),
+        made_up("They're joined by a steel keystone lowered from a crane.", 0.45, where, 3),
+        made_up("Traffic crossed for the first time in the spring.", 0.20, where, 4),
+    ]
+    assert lead(found, False)[-1].sentence.startswith("They're joined by a steel keystone")
+    # A pronoun alone is not enough: the sentence must repeat a word of the one before.
+    found[3] = made_up("It was a cold winter for the crews.", 0.45, where, 3)
+    assert lead(found, False)[-1].sentence.startswith("In the end")

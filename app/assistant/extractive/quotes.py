@@ -11,7 +11,7 @@ import numpy as np
 
 from app.assistant.extractive.definitions import defines, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
-from app.assistant.extractive.sentences import announces, is_filler, is_question
+from app.assistant.extractive.sentences import FILLER_STOPWORDS, announces, is_filler, is_question
 from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
@@ -26,6 +26,8 @@ LEAD_SENTENCES = 3
 # A lead that ends on a short sentence usually introduces what comes next; follow it up to this many.
 SHORT_SENTENCE_WORDS = 6
 MAX_FOLLOW_ON = 2
+# A sentence opening with one of these refers to the sentence before it.
+BACK_REFERENCES = frozenset({"they", "it", "this", "these", "those", "he", "she"})
 MAX_MORE = 3
 # Each half of a comparison: its lead and up to this many more sentences of its lesson.
 MAX_MORE_HALF = 3
@@ -284,16 +286,31 @@ def _keyword_share(keywords: set[str], passage: Passage, sentence: str) -> float
 
 
 def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
-    """Extend a lead that ends on a short sentence with what follows it ("Three parameters control X.")."""
+    """Extend a lead with what follows it when its last sentence only introduces it ("Three parameters
+    control X.") or the next one picks up its words by a pronoun ("The halves are connected. They're
+    connected by the corpus callosum.")."""
     own = sorted((quote for quote in quotes if quote.passage is lead[-1].passage), key=lambda q: q.position)
     following = {quote.position: quote for quote in own}
     lead = list(lead)
     for _ in range(MAX_FOLLOW_ON):
         after = following.get(lead[-1].position + 1)
-        if after is None or len(tokens(lead[-1].sentence)) > SHORT_SENTENCE_WORDS:
+        if after is None or not (
+            len(tokens(lead[-1].sentence)) <= SHORT_SENTENCE_WORDS or continues(lead[-1], after)
+        ):
             break
         lead.append(after)
     return lead
+
+
+def continues(before: Quote, after: Quote) -> bool:
+    """True when the sentence opens with a pronoun for what the one before it said and repeats its words."""
+    words = tokens(after.sentence)
+    if not words or words[0].lower() not in BACK_REFERENCES:
+        return False
+    return bool(
+        set(content_words(before.sentence, FILLER_STOPWORDS))
+        & set(content_words(after.sentence, FILLER_STOPWORDS))
+    )
 
 
 def _answers(quotes: list[Quote]) -> list[tuple[Quote, float]]:
