@@ -192,3 +192,21 @@ def test_a_lead_goes_on_to_the_sentence_that_picks_up_its_words_by_a_pronoun(mon
     # A pronoun alone is not enough: the sentence must repeat a word of the one before.
     found[3] = made_up("It was a cold winter for the crews.", 0.45, where, 3)
     assert lead(found, False)[-1].sentence.startswith("In the end")
+
+
+def test_the_sentences_after_a_definition_of_the_subject_are_read(scorer):
+    # They do not name the subject, but a lead starting at its definition is judged with them.
+    best = passage("Three settings size a bloom filter. The first is its number of bits.", 0.6, chunk=1)
+    defining = passage(
+        "A bloom filter is a bit array that answers set membership. "
+        "Adding an item sets the bits its hash functions point to. "
+        "A lookup checks those same bits. "
+        "Nobody remembers who proposed the idea first. "
+        "The weather was mild that year.",
+        0.3,
+        chunk=0,
+    )
+    found = scorer.quotes("How does a bloom filter work?", [best, defining])
+    read = {quote.position: quote.embedded for quote in found if quote.passage is defining}
+    assert [quote.defining for quote in found if quote.passage is defining][0]
+    assert read == {0: True, 1: True, 2: True, 3: False, 4: False}
