@@ -211,6 +211,15 @@ def distinctive(topic: str, other: str) -> set[str]:
     return set(Counter(content_words(topic)) - Counter(content_words(other)))
 
 
+def without_title(topic: str, title: str) -> str:
+    """The topic without the words that named its lesson ("the brain lecture"): inside the lesson they tell
+    no passage apart, and they pull the search toward any passage that says them."""
+    naming = set(content_words(title))
+    kept = [word for word in topic.split() if not COURSE_RE.fullmatch(word.strip(PUNCTUATION))]
+    kept = [word for word in kept if not naming & set(content_words(word))]
+    return " ".join(kept) if content_words(" ".join(kept)) else topic
+
+
 def named_lesson(topic: str, other: str, courses: list[CourseRecord]) -> tuple[CourseRecord, int] | None:
     """The course and lesson one half names by a word of its title ("the Skinner lecture", "HNSW graphs");
     None when it names none or several.
