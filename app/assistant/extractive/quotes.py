@@ -11,7 +11,7 @@ import numpy as np
 
 from app.assistant.extractive.definitions import defines, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
-from app.assistant.extractive.sentences import FILLER_STOPWORDS, announces, is_filler, is_question
+from app.assistant.extractive.sentences import announces, continues, is_filler, is_question
 from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
@@ -26,8 +26,6 @@ LEAD_SENTENCES = 3
 # A lead that ends on a short sentence usually introduces what comes next; follow it up to this many.
 SHORT_SENTENCE_WORDS = 6
 MAX_FOLLOW_ON = 2
-# A sentence opening with one of these refers to the sentence before it.
-BACK_REFERENCES = frozenset({"they", "it", "this", "these", "those", "he", "she"})
 MAX_MORE = 3
 # Each half of a comparison: its lead and up to this many more sentences of its lesson.
 MAX_MORE_HALF = 3
@@ -293,24 +291,12 @@ def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
     following = {quote.position: quote for quote in own}
     lead = list(lead)
     for _ in range(MAX_FOLLOW_ON):
-        after = following.get(lead[-1].position + 1)
-        if after is None or not (
-            len(tokens(lead[-1].sentence)) <= SHORT_SENTENCE_WORDS or continues(lead[-1], after)
-        ):
+        after, last = following.get(lead[-1].position + 1), lead[-1].sentence
+        short = len(tokens(last)) <= SHORT_SENTENCE_WORDS
+        if after is None or not (short or continues(last, after.sentence)):
             break
         lead.append(after)
     return lead
-
-
-def continues(before: Quote, after: Quote) -> bool:
-    """True when the sentence opens with a pronoun for what the one before it said and repeats its words."""
-    words = tokens(after.sentence)
-    if not words or words[0].lower() not in BACK_REFERENCES:
-        return False
-    return bool(
-        set(content_words(before.sentence, FILLER_STOPWORDS))
-        & set(content_words(after.sentence, FILLER_STOPWORDS))
-    )
 
 
 def _answers(quotes: list[Quote]) -> list[tuple[Quote, float]]:
@@ -387,11 +373,6 @@ def _worth_reading(
     # Candidates are listed passage by passage, best passage first: list order is passage rank.
     ranked = sorted(reason, key=lambda i: (candidates[i][0] is not first, -reason[i], i))
     return sorted(ranked[:MAX_EMBEDDED])
-
-
-def _score(quote: Quote) -> float:
-    """A quote's rank score (for sorting)."""
-    return quote.score
 
 
 def _weighed(run: list[Quote]) -> float:
