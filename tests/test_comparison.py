@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.assistant.extractive.comparison import named_lesson, split_comparison
+from app.assistant.extractive.comparison import named_lesson, split_comparison, without_title
 from app.search.models import CourseRecord, LessonInfo
 
 PYTEST = "Python Testing with Pytest"
@@ -165,6 +165,20 @@ LEARNING = course("Deep Learning", "Neural Networks", "Computer Vision", "Deep R
 def test_a_half_names_a_lesson_by_a_word_of_its_title(half, other, lesson):
     named = named_lesson(half, other, [PSYCHOLOGY, LEARNING])
     assert (named[0].title, named[1]) == lesson if lesson else named is None
+
+
+@pytest.mark.parametrize(
+    ("half", "title", "query"),
+    [
+        # Inside the lesson its title's words and "lecture" tell no passage apart.
+        ("What does the Skinner lecture say about reward?", "Skinner", "What does the say about reward?"),
+        ("how do babies see faces in the baby lecture", "Being a Baby", "how do see faces in the"),
+        # A half made of the title's words alone keeps them: there is nothing else to search for.
+        ("the Skinner lecture", "Skinner", "the Skinner lecture"),
+    ],
+)
+def test_a_half_that_names_its_lesson_is_searched_without_the_naming_words(half, title, query):
+    assert without_title(half, title) == query
 
 
 def test_a_comparison_of_two_lessons_named_by_title_quotes_both(answerer):

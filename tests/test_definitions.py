@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from app.assistant.extractive.definitions import defines
 from app.assistant.extractive.intent import defined_term
-from app.assistant.extractive.quotes import defines
 
 
 @pytest.mark.parametrize(
@@ -35,6 +35,8 @@ def test_a_definition_question_names_its_term(question, term):
         ),
         ("The point is that a fixture runs once per test.", False),
         ("A test asks for a fixture simply by naming it as a parameter.", False),
+        # An indirect question names the term without saying what it is.
+        ("So now that we know what a fixture is, let's write one.", False),
     ],
 )
 def test_a_defining_sentence_opens_with_the_term_and_says_what_it_is(sentence, expected):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.assistant.extractive import quotes
+from app.assistant.extractive.definitions import subject
 from app.assistant.extractive.quotes import Quote, SentenceScorer, lead, more
 from app.assistant.extractive.sentences import is_filler, is_question
 from app.search.models import Passage
@@ -136,3 +137,76 @@ def test_a_definition_leads_when_it_scores_nearly_as_well(monkeypatch):
     # Without the preference the best-scoring sentence leads.
     monkeypatch.setattr(quotes, "DEFINITION_GAP", -1.0)
     assert lead(found, False, ["rag"])[0].sentence == "RAG is not magic either."
+
+
+def test_a_question_about_a_thing_leads_with_its_definition_and_explanation(monkeypatch):
+    # "How does a bloom filter work?": the best-ranked passage has a short line repeating the name, which
+    # scores high for saying little; the passage that defines the thing and goes on to explain it leads.
+    later = passage("x", 0.45, chunk=1)
+    defining = passage("y", 0.25, chunk=0)
+    sentences = [
+        "A bloom filter is a bit array with several hash functions that answers set membership.",
+        "Adding an item sets the bit that each hash function points to.",
+        "A lookup checks those bits and says no when any of them is unset.",
+        "False positives happen when other items happened to set all the bits.",
+        "Clearing bits would break other items, so plain filters cannot delete.",
+    ]
+    scores = [0.41, 0.38, 0.36, 0.30, 0.30]
+    found = [
+        made_up("Lookups cost a few hash computations whatever the size of the set.", 0.42, later, 0),
+        made_up("Two numbers size a bloom filter.", 0.66, later, 1),
+        made_up("The bits per item set the false positive rate.", 0.42, later, 2),
+    ] + [
+        Quote(defining, position, sentence, similarity=0.3, score=score, shared=1.0, defining=position == 0)
+        for position, (sentence, score) in enumerate(zip(sentences, scores, strict=True))
+    ]
+    led = lead(found, False)
+    assert [quote.sentence for quote in led] == sentences
+    # Extra quotes complete a short sentence with what it introduces.
+    assert [quote.sentence for quote in more(found, led)][:2] == [
+        "Two numbers size a bloom filter.",
+        "The bits per item set the false positive rate.",
+    ]
+    # Counted per sentence rather than per word, the short line carries its run past the definition.
+    monkeypatch.setattr(quotes, "_weighed", quotes._mean)
+    assert lead(found, False)[0].passage is later
+
+
+def test_the_subject_of_a_question_about_one_thing():
+    assert subject("How does a bloom filter work?") == ["bloom", "filter"]
+    assert subject("How do fixtures share setup between tests in a module?") is None
+
+
+def test_a_lead_goes_on_to_the_sentence_that_picks_up_its_words_by_a_pronoun(monkeypatch):
+    # "What joins the two halves of the bridge?": the lead stops on "the halves are joined"; the sentence
+    # after it ("They're joined by …") says by what, though it scores a little lower.
+    where = passage("x", 0.6)
+    found = [
+        made_up("The bridge was built from both banks at once.", 0.70, where, 0),
+        made_up("Each half of the bridge rests on its own pier.", 0.62, where, 1),
+        made_up("In the end the two halves of the bridge are joined.", 0.50, where, 2),
+        made_up("They're joined by a steel keystone lowered from a crane.", 0.45, where, 3),
+        made_up("Traffic crossed for the first time in the spring.", 0.20, where, 4),
+    ]
+    assert lead(found, False)[-1].sentence.startswith("They're joined by a steel keystone")
+    # A pronoun alone is not enough: the sentence must repeat a word of the one before.
+    found[3] = made_up("It was a cold winter for the crews.", 0.45, where, 3)
+    assert lead(found, False)[-1].sentence.startswith("In the end")
+
+
+def test_the_sentences_after_a_definition_of_the_subject_are_read(scorer):
+    # They do not name the subject, but a lead starting at its definition is judged with them.
+    best = passage("Three settings size a bloom filter. The first is its number of bits.", 0.6, chunk=1)
+    defining = passage(
+        "A bloom filter is a bit array that answers set membership. "
+        "Adding an item sets the bits its hash functions point to. "
+        "A lookup checks those same bits. "
+        "Nobody remembers who proposed the idea first. "
+        "The weather was mild that year.",
+        0.3,
+        chunk=0,
+    )
+    found = scorer.quotes("How does a bloom filter work?", [best, defining])
+    read = {quote.position: quote.embedded for quote in found if quote.passage is defining}
+    assert [quote.defining for quote in found if quote.passage is defining][0]
+    assert read == {0: True, 1: True, 2: True, 3: False, 4: False}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
-from app.assistant.extractive.comparison import distinctive, named_lesson
+from app.assistant.extractive.comparison import distinctive, named_lesson, without_title
 from app.assistant.extractive.confidence import (
     MIN_CONFIDENCE,
     MeaningWeights,
@@ -151,10 +151,13 @@ class ExtractiveAnswerer:
             course, topic = half.course or shared, half.topic
             lesson = half.lesson if half.lesson is not None else plan.lesson
             named = None if lesson is not None else named_lesson(topic, other.topic, self.index.courses())
+            query = topic
             if named is not None and (course is None or named[0].title == course.title):
                 course, lesson = named
+                title = next(item.title for item in course.lessons if item.number == lesson)
+                query = without_title(topic, title)
             # A half that points back ("and what did he win for it?") is searched with the other's words too.
-            query = f"{topic} {other.topic}" if PRONOUN_RE.search(topic) else topic
+            query = f"{query} {other.topic}" if PRONOUN_RE.search(topic) else query
             result = search(self.toolbox, query, course, lesson)
             quotes = [] if result.is_error else self.scorer.quotes(topic, result.passages)
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)

@@ -9,12 +9,12 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from app.search.names import content_words
-from app.search.split import COURSE_RE, CUE_RE, split_comparison
+from app.search.split import COURSE_RE, CUE_RE, PUNCTUATION, split_comparison
 
 if TYPE_CHECKING:
     from app.search.models import CourseRecord
 
-__all__ = ["COURSE_RE", "CUE_RE", "distinctive", "named_lesson", "split_comparison"]
+__all__ = ["COURSE_RE", "CUE_RE", "distinctive", "named_lesson", "split_comparison", "without_title"]
 
 # A half names a lesson when at least this share of its own words are the lesson title's.
 TITLE_SHARE = 0.5
@@ -24,6 +24,15 @@ def distinctive(topic: str, other: str) -> set[str]:
     """The stemmed content words of one half that the other half lacks (or has fewer times: "the brain
     lecture … in the brain" against "the CNN lecture … in the brain"): what tells the halves apart."""
     return set(Counter(content_words(topic)) - Counter(content_words(other)))
+
+
+def without_title(topic: str, title: str) -> str:
+    """The topic without the words that named its lesson ("the brain lecture"): inside the lesson they tell
+    no passage apart, and they pull the search toward any passage that says them."""
+    naming = set(content_words(title))
+    kept = [word for word in topic.split() if not COURSE_RE.fullmatch(word.strip(PUNCTUATION))]
+    kept = [word for word in kept if not naming & set(content_words(word))]
+    return " ".join(kept) if content_words(" ".join(kept)) else topic
 
 
 def named_lesson(topic: str, other: str, courses: list[CourseRecord]) -> tuple[CourseRecord, int] | None:

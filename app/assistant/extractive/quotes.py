@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.assistant.extractive.definitions import defines, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
-from app.assistant.extractive.sentences import announces, is_filler, is_question
+from app.assistant.extractive.sentences import announces, continues, is_filler, is_question
 from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
-from app.search.names import content_words, stem, tokens
+from app.search.names import content_words, tokens
 
 MIN_WORDS = 4
 # Sentences whose vectors are kept between questions: ~1.5 KB each, so about 8 MB.
@@ -42,12 +43,10 @@ MIN_SCORE = 0.25
 MAX_GAP = 0.12
 # How far below the best run a run opening on the asked term's definition may score and still lead.
 DEFINITION_GAP = 0.1
+# A question about X that asks more than what X is ("How does X work?") is answered by the definition and
+# the explanation after it: this many sentences.
+EXPLANATION_SENTENCES = 5
 MIN_SHARED = 0.5
-# Stemmed, as the sentence's words are compared: "stands for", "means", "refers to", "describes".
-DEFINING_VERBS = frozenset({"is", "are", "stand", "mean", "refer", "describe"})
-# The term comes early (a definition starts with it), its verb right after (", or RAG," may come between).
-TERM_WITHIN = 12
-VERB_WITHIN = 5
 # The lead is the best answering sentence with its neighbours. It is chosen by its own score and, a little,
 # by its neighbours' (CONTEXT_WEIGHT), so one stray sentence does not beat a passage that explains.
 CONTEXT_WEIGHT = 0.3
@@ -74,6 +73,7 @@ class Quote:
     embedded: bool = True  # False: not read for meaning, only shown as a neighbour's context
     asks: bool = False  # the sentence is a question
     filler: bool = False  # the sentence says nothing on its own
+    defining: bool = False  # the sentence defines what the question is about ("HNSW is …")
 
     @property
     def order(self) -> tuple[int, int, int]:
@@ -138,9 +138,12 @@ class SentenceScorer:
             return []
         keywords = set(content_words(topic, QUESTION_WORDS))
         shares = [_keyword_share(keywords, passage, sentence) for passage, _, sentence in candidates]
+        about = subject(topic)
+        defining = [about is not None and defines(sentence, about) for _, _, sentence in candidates]
         # Which to read counts every word of the topic, its course's too: "HTMX is …" defines HTMX even in
         # the HTMX course.
-        read = _worth_reading(candidates, [_said(keywords, sentence) for _, _, sentence in candidates])
+        said = [_said(keywords, sentence) for _, _, sentence in candidates]
+        read = _worth_reading(candidates, said, defining)
         query = self.embedder.embed_query(topic)
         vectors = dict(zip(read, self.vectors.get([candidates[i][2] for i in read]), strict=True))
         quotes: list[Quote] = []
@@ -154,8 +157,8 @@ class SentenceScorer:
             answering = before is not None and before.passage is passage and before.asks
             answering = answering and before is not None and before.position == position - 1
             filler = not (asks or shared or answering) and is_filler(sentence)
-            read_ = vector is not None
-            quotes.append(Quote(passage, position, sentence, similarity, score, shared, read_, asks, filler))
+            kind = {"embedded": vector is not None, "asks": asks, "filler": filler, "defining": defining[i]}
+            quotes.append(Quote(passage, position, sentence, similarity, score, shared, **kind))
         return quotes
 
 
@@ -167,8 +170,10 @@ def lead(
     A question the lecturer asks is never the answer, but the sentence after it often is; filler never is.
     The answer is ranked with its neighbours a little, so a short sentence that merely repeats the
     question's keyword ("Three parameters control HNSW.") cannot carry the lead alone. A "what is X"
-    question (its `term`) leads with X's definition ("X is …") when that scores nearly as well. A lead
-    scoring below `floor` is no lead: nothing relevant was found.
+    question (its `term`) leads with X's definition ("X is …") when that scores nearly as well, and so does
+    any question about X alone ("How does X work?"): what explains X follows its definition, where a later
+    run that repeats X ("Three parameters control X.") is about one part of it. A lead scoring below
+    `floor` is no lead: nothing relevant was found.
     """
     if not quotes:
         return []
@@ -183,14 +188,16 @@ def lead(
     window = _window(quotes, best)
     if max(quote.score for quote in window) < floor:
         return []
-    if term is not None:
+    if term is not None or any(quote.defining for quote, _ in answers):
         # Run against run, as a definition reads: the sentence and what follows it.
-        runs = [_following(quotes, quote) for quote, _ in answers if defines(quote.sentence, term)]
+        runs = [_following(quotes, quote) for quote, _ in answers if _defines(quote, term)]
         # A run cut short by its passage's end would be judged by its first sentence alone.
         runs = [run for run in runs if len(run) == min(LEAD_SENTENCES, len(_own(quotes, run[0].passage)))]
-        definition = max(runs, key=_mean, default=None)
-        if definition is not None and _mean(definition) >= _mean(window) - DEFINITION_GAP:
+        definition = max(runs, key=_weighed, default=None)
+        if definition is not None and _weighed(definition) >= _weighed(window) - DEFINITION_GAP:
             window = definition  # what comes before a definition is another topic's end
+            if term is None:  # asked about X, not what X is: the explanation goes on after the definition
+                window = _following(quotes, definition[0], EXPLANATION_SENTENCES)
     return _trimmed(_complete(window, quotes))
 
 
@@ -215,10 +222,12 @@ def more(quotes: list[Quote], lead: list[Quote], term: list[str] | None = None) 
         )
     ]
     chosen = [quote for quote, _ in sorted(rest, key=lambda pair: pair[1], reverse=True)[:MAX_MORE]]
-    if term is not None and defines(lead[0].sentence, term):
+    if _defines(lead[0], term):
         # Quotes render in reading order: nothing of the lesson may come before its definition.
         chosen = [quote for quote in chosen if quote.lesson != lead[0].lesson or quote.order > lead[0].order]
-    return chosen
+    # A short sentence introduces what follows it ("Three parameters control X."): it comes with that.
+    completed = {id(follow): follow for quote in chosen for follow in _complete([quote], quotes)}
+    return [quote for quote in completed.values() if quote not in lead]
 
 
 def more_of(quotes: list[Quote], lead: list[Quote], limit: int = MAX_MORE_HALF) -> list[Quote]:
@@ -242,18 +251,9 @@ def apart(quotes: list[Quote], second: list[Quote], first: list[Quote], own: set
     return second if second and told and not taken & {quote.sentence for quote in second} else None
 
 
-def defines(sentence: str, term: list[str]) -> bool:
-    """True when the sentence opens with the term and says what it is ("A fixture is a function …")."""
-    words = [stem(word) for word in tokens(sentence)]
-    last = next(
-        (position for position, word in enumerate(words[:TERM_WITHIN]) if word == term[-1]),
-        None,
-    )
-    if last is None or not set(term) <= set(words[: last + 1]):
-        return False
-    if DEFINING_VERBS & set(words[:last]):  # "The idea is that a fixture …": the term is not the subject
-        return False
-    return bool(DEFINING_VERBS & set(words[last + 1 : last + 1 + VERB_WITHIN]))
+def _defines(quote: Quote, term: list[str] | None) -> bool:
+    """True when the quote defines the asked term, or without one what the question is about."""
+    return defines(quote.sentence, term) if term is not None else quote.defining
 
 
 def _unique_sentences(passages: list[Passage]) -> list[tuple[Passage, int, str]]:
@@ -284,13 +284,16 @@ def _keyword_share(keywords: set[str], passage: Passage, sentence: str) -> float
 
 
 def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
-    """Extend a lead that ends on a short sentence with what follows it ("Three parameters control X.")."""
+    """Extend a lead with what follows it when its last sentence only introduces it ("Three parameters
+    control X.") or the next one picks up its words by a pronoun ("The halves are connected. They're
+    connected by the corpus callosum.")."""
     own = sorted((quote for quote in quotes if quote.passage is lead[-1].passage), key=lambda q: q.position)
     following = {quote.position: quote for quote in own}
     lead = list(lead)
     for _ in range(MAX_FOLLOW_ON):
-        after = following.get(lead[-1].position + 1)
-        if after is None or len(tokens(lead[-1].sentence)) > SHORT_SENTENCE_WORDS:
+        after, last = following.get(lead[-1].position + 1), lead[-1].sentence
+        short = len(tokens(last)) <= SHORT_SENTENCE_WORDS
+        if after is None or not (short or continues(last, after.sentence)):
             break
         lead.append(after)
     return lead
@@ -346,21 +349,25 @@ def _trimmed(run: list[Quote]) -> list[Quote]:
     return run[:end]
 
 
-def _following(quotes: list[Quote], anchor: Quote) -> list[Quote]:
-    """The anchor and the sentences after it: LEAD_SENTENCES of its passage."""
+def _following(quotes: list[Quote], anchor: Quote, length: int = LEAD_SENTENCES) -> list[Quote]:
+    """The anchor and the sentences after it: `length` of its passage."""
     own = _own(quotes, anchor.passage)
     at = own.index(anchor)
-    return own[at : at + LEAD_SENTENCES]
+    return own[at : at + length]
 
 
-def _worth_reading(candidates: list[tuple[Passage, int, str]], shares: list[float]) -> list[int]:
+def _worth_reading(
+    candidates: list[tuple[Passage, int, str]], shares: list[float], defining: list[bool]
+) -> list[int]:
     """The candidates to embed: every sentence of the best passage, those sharing a word with the topic and
-    their neighbours, best passages first, at most MAX_EMBEDDED."""
+    their neighbours, the run after a definition of the subject, best passages first, at most MAX_EMBEDDED."""
     first = candidates[0][0]
     reason: dict[int, float] = {}
     for i, (passage, _, _) in enumerate(candidates):
+        # A definition is judged with what follows it (see `lead`): that run is read whole.
+        after = LEAD_SENTENCES if defining[i] else 2
         if passage is first or shares[i] > 0:
-            for j in (i - 1, i, i + 1):
+            for j in range(i - 1, i + after):
                 if 0 <= j < len(candidates) and candidates[j][0] is passage:
                     reason[j] = max(reason.get(j, 0.0), shares[i])
     # Candidates are listed passage by passage, best passage first: list order is passage rank.
@@ -368,9 +375,11 @@ def _worth_reading(candidates: list[tuple[Passage, int, str]], shares: list[floa
     return sorted(ranked[:MAX_EMBEDDED])
 
 
-def _score(quote: Quote) -> float:
-    """A quote's rank score (for sorting)."""
-    return quote.score
+def _weighed(run: list[Quote]) -> float:
+    """A run's rank score per word: a short sentence that repeats the question's keyword scores high for
+    saying little ("Three parameters control HNSW."), so it counts by its length."""
+    lengths = [max(1, len(tokens(quote.sentence))) for quote in run]
+    return sum(quote.score * length for quote, length in zip(run, lengths, strict=True)) / sum(lengths)
 
 
 def _mean(quotes: list[Quote]) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from app.search.names import STOPWORDS, content_words
+from app.search.names import STOPWORDS, content_words, tokens
 
 # A closing tag turns a statement into a question in form only ("He burned his ships, right?").
 TAG_RE = re.compile(
@@ -35,6 +35,8 @@ SPOKEN = frozenset(
 FILLER_STOPWORDS = STOPWORDS | SPOKEN
 # A sentence with fewer content words than this says nothing on its own.
 MIN_CONTENT = 2
+# A sentence opening with one of these refers to the sentence before it.
+BACK_REFERENCES = frozenset({"they", "it", "this", "these", "those", "he", "she"})
 # The lecturer announcing what comes next ("what we're going to do", "let's start with"), not saying it.
 PLAN_RE = re.compile(
     r"\b(?:going to|gonna|let's|let me|we'll|I'll|I want to|we want to|I'd like to|talk about)\b",
@@ -55,3 +57,11 @@ def is_filler(sentence: str) -> bool:
 def announces(sentence: str) -> bool:
     """True when the sentence says what the lecturer is about to do rather than what is so."""
     return bool(PLAN_RE.search(sentence))
+
+
+def continues(before: str, after: str) -> bool:
+    """True when `after` opens with a pronoun for what `before` said and repeats one of its words."""
+    words = tokens(after)
+    if not words or words[0].lower() not in BACK_REFERENCES:
+        return False
+    return bool(set(content_words(before, FILLER_STOPWORDS)) & set(content_words(after, FILLER_STOPWORDS)))
