@@ -14,8 +14,6 @@ from app.search.models import Passage
 from app.search.parts import search_with_parts
 from app.search.searcher import Searcher
 
-Key = tuple[str, int, int]  # (course title, lesson number, chunk index): a passage in the live library
-
 
 @dataclass(frozen=True)
 class RankedPassage:
@@ -30,11 +28,6 @@ class RankedPassage:
     def cosine(self) -> float:
         """The passage's cosine similarity to the question."""
         return self.passage.score
-
-
-def _key(passage: Passage) -> Key:
-    """Where a passage sits in the library."""
-    return (passage.course_title, passage.lesson_number, passage.chunk_index)
 
 
 def explain_ranking(
@@ -59,6 +52,6 @@ def explain_ranking(
     }
     passages = search_with_parts(searcher, query, library, scope, course, lesson, k)
     return [
-        RankedPassage(passage, fused, dense_ranks.get(_key(passage)), lexical_ranks.get(_key(passage)))
+        RankedPassage(passage, fused, dense_ranks.get(passage.place), lexical_ranks.get(passage.place))
         for fused, passage in enumerate(passages, 1)
     ]

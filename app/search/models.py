@@ -34,6 +34,11 @@ class Passage(BaseModel):
     # A captioned lesson's passage: (offset in `text`, second in the video) of each sentence; None if untimed.
     sentence_times: tuple[tuple[int, float], ...] | None = None
 
+    @property
+    def place(self) -> tuple[str, int, int]:
+        """Where the passage sits in the live library: (course title, lesson number, chunk index)."""
+        return (self.course_title, self.lesson_number, self.chunk_index)
+
     def start_seconds(self, quote: str | None = None) -> float | None:
         """The second at which `quote` (or, without one, the passage) starts being said; None if untimed."""
         return start_of(self.text, self.sentence_times, quote)

@@ -19,12 +19,6 @@ from app.search.split import split_comparison
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2
-Key = tuple[str, int, int]  # (course title, lesson number, chunk index)
-
-
-def _key(found: Passage) -> Key:
-    """Where a passage sits in the library."""
-    return (found.course_title, found.lesson_number, found.chunk_index)
 
 
 def part_scope(
@@ -44,7 +38,7 @@ def scored_for(
     searcher: Searcher, query: str, scope: list[CatalogEntry], whole: list[Passage], found: Passage
 ) -> Passage:
     """A part's passage scored by its cosine to the whole question, like every other passage returned."""
-    same = next((passage for passage in whole if _key(passage) == _key(found)), None)
+    same = next((passage for passage in whole if passage.place == found.place), None)
     if same is not None:
         return same
     entry = next((entry for entry in scope if entry.record.title == found.course_title), None)
@@ -58,13 +52,13 @@ def scored_for(
 def keep_parts(whole: list[Passage], firsts: list[Passage], k: int) -> list[Passage]:
     """The whole question's first passage, then each part's first, then the rest of the whole's, k in all."""
     head = whole[:1]
-    seen = {_key(found) for found in head}
+    seen = {found.place for found in head}
     lead = []
     for found in firsts:
-        if _key(found) not in seen:
-            seen.add(_key(found))
+        if found.place not in seen:
+            seen.add(found.place)
             lead.append(found)
-    rest = [found for found in whole[1:] if _key(found) not in seen]
+    rest = [found for found in whole[1:] if found.place not in seen]
     return (head + lead + rest)[:k]
 
 
