@@ -5,9 +5,14 @@ shares the question's words ("who came up with it?" is answered by the sentence 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from app.search.models import Passage
 from app.search.names import content_words
+
+if TYPE_CHECKING:
+    from app.assistant.extractive.intent import Plan
+    from app.search.index import CourseIndex
 
 PERSON = "person"
 TIME = "time"
@@ -17,10 +22,14 @@ NUMBER = "number"
 # little higher without it, too little to lift an unrelated sentence over one on topic.
 BONUS = 0.05
 
+# A question asking for a fact reads this many passages: a name or a figure is often said in a passage
+# that matches the question's words less well than the ones around it.
+WIDER = 10
+
 # The question word opens the question, after a conjunction a follow-up may start with ("and who …?").
 _OPENING = r"^\s*(?:(?:and|so|but|ok|okay|then)\s*,?\s+)?"
 _ASKS = {
-    PERSON: re.compile(_OPENING + r"(?:who|whom|whose)\b|\bby whom\b|\bwhich (?:person|people|scientist)\b", re.I),
+    PERSON: re.compile(_OPENING + r"(?:who|whom|whose)\b|\bby whom\b|\bwhich (?:person|people)\b", re.I),
     TIME: re.compile(_OPENING + r"when\b|\b(?:what|which) (?:year|decade|century|date|time period)\b", re.I),
     NUMBER: re.compile(
         r"\bhow (?:many|much|common|often|frequent|likely|long|big|large|old|far)\b"
@@ -29,15 +38,13 @@ _ASKS = {
     ),
 }
 
-# Words that name what someone is: a sentence saying "a French economist" or "a student of" names a person.
+# Words that say what someone is: captions often spell a name lower-case ("a French economist called
+# core know"), and the role still tells that the sentence names a person.
 _ROLES = re.compile(
     r"\b(?:economist|psychologist|scientist|researcher|philosopher|mathematician|physicist|physician|"
     r"biologist|neuroscientist|inventor|professor|student|colleague|author|engineer)s?\b",
     re.I,
 )
-# Someone credited by name even where speech-recognition captions spell it lower-case ("by a Pavlov",
-# "called core know").
-_CREDITED = re.compile(r"\b(?:by|called|named)\s+(?:a|an|the)?\s*[A-Z][a-z]", re.I)
 # A capitalised word that is no name: the pronoun I and its contractions, titles of address aside.
 _NOT_NAMES = {"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "oh", "um", "uh", "yeah", "so", "and", "but"}
 _MONTHS = (
@@ -73,7 +80,7 @@ def holds(kind: str, sentence: str, known: set[str]) -> bool:
         return bool(_TIME.search(sentence))
     if kind == NUMBER:
         return bool(_NUMBER.search(sentence))
-    return bool(_ROLES.search(sentence) or _CREDITED.search(sentence) or _names(sentence, known))
+    return bool(_ROLES.search(sentence) or _names(sentence, known))
 
 
 def bonus(kind: str | None, topic: str, passage: Passage, sentence: str) -> float:
@@ -83,6 +90,16 @@ def bonus(kind: str | None, topic: str, passage: Passage, sentence: str) -> floa
     # The question's and the titles' words name what is asked about ("Skinner" in the Skinner lecture).
     known = set(content_words(f"{topic} {passage.course_title} {passage.lesson_title}"))
     return BONUS if holds(kind, sentence, known) else 0.0
+
+
+def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -> list[Passage]:
+    """The passages found, and for a question asking for a fact the next best of its course or lesson."""
+    if asked_type(plan.quoted_for) is None or plan.near or not passages:
+        return passages  # a follow-up's passages come from the lessons it looks at first
+    course = plan.course.title if plan.course is not None else None
+    seen = {(p.course_title, p.lesson_number, p.chunk_index) for p in passages}
+    extra = index.search(query, course=course, lesson=plan.lesson, k=WIDER)
+    return passages + [p for p in extra if (p.course_title, p.lesson_number, p.chunk_index) not in seen]
 
 
 def _names(sentence: str, known: set[str]) -> bool:
