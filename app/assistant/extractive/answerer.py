@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
+from app.assistant.extractive.answer_types import wider
 from app.assistant.extractive.comparison import distinctive, named_lesson, without_title
 from app.assistant.extractive.confidence import (
     MIN_CONFIDENCE,
@@ -79,13 +80,14 @@ class ExtractiveAnswerer:
         named = plan.lesson is not None or plan.overview
         if not named and measured.confidence < MIN_CONFIDENCE:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
-        quotes = self.scorer.quotes(plan.quoted_for, result.passages)
+        passages = wider(self.index, plan, search_query(plan), result.passages)
+        quotes = self.scorer.quotes(plan.quoted_for, passages)
         floor = MIN_RELEVANCE if not named else 0.0
         opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening and plan.quoted_for != plan.query:
             # A follow-up's own words found nothing close ("why not run it over the whole library?"): the
             # sentences are read with the words its pronoun stands for too (their vectors are cached).
-            quotes = self.scorer.quotes(plan.query, result.passages)
+            quotes = self.scorer.quotes(plan.query, passages)
             opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})

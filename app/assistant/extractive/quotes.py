@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.assistant.extractive.answer_types import asked_type, bonus
 from app.assistant.extractive.definitions import defines, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.sentences import announces, continues, is_filler, is_question
@@ -145,12 +146,14 @@ class SentenceScorer:
         said = [_said(keywords, sentence) for _, _, sentence in candidates]
         read = _worth_reading(candidates, said, defining)
         query = self.embedder.embed_query(topic)
+        wanted = asked_type(topic)  # a person, time or number: a sentence holding one is a likelier answer
         vectors = dict(zip(read, self.vectors.get([candidates[i][2] for i in read]), strict=True))
         quotes: list[Quote] = []
         for i, ((passage, position, sentence), shared) in enumerate(zip(candidates, shares, strict=True)):
             vector = vectors.get(i)
             similarity = float(np.dot(query, vector)) if vector is not None else 0.0
             score = SENTENCE_WEIGHT * similarity + PASSAGE_WEIGHT * passage.score + KEYWORD_WEIGHT * shared
+            score += bonus(wanted, topic, passage, sentence) if vector is not None else 0.0
             asks = is_question(sentence)
             # A short reply to a question just asked is its answer ("It's an externality."), not filler.
             before = quotes[-1] if quotes else None

@@ -1,0 +1,112 @@
+"""Answer-type matching: what kind of fact a question asks for (a person, a time, a number) and whether a
+sentence holds one. A sentence that holds the asked kind of fact is a likelier answer than one that only
+shares the question's words ("who came up with it?" is answered by the sentence naming someone)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from app.search.models import Passage
+from app.search.names import content_words
+
+if TYPE_CHECKING:
+    from app.assistant.extractive.intent import Plan
+    from app.search.index import CourseIndex
+
+PERSON = "person"
+TIME = "time"
+NUMBER = "number"
+
+# What a sentence of the asked kind gains in rank score: enough to lead over a sentence that scores a
+# little higher without it, too little to lift an unrelated sentence over one on topic.
+BONUS = 0.05
+
+# A question asking for a fact reads this many passages: a name or a figure is often said in a passage
+# that matches the question's words less well than the ones around it.
+WIDER = 10
+
+# The question word opens the question, after a conjunction a follow-up may start with ("and who …?").
+_OPENING = r"^\s*(?:(?:and|so|but|ok|okay|then)\s*,?\s+)?"
+_ASKS = {
+    PERSON: re.compile(_OPENING + r"(?:who|whom|whose)\b|\bby whom\b|\bwhich (?:person|people)\b", re.I),
+    TIME: re.compile(_OPENING + r"when\b|\b(?:what|which) (?:year|decade|century|date|time period)\b", re.I),
+    NUMBER: re.compile(
+        r"\bhow (?:many|much|common|often|frequent|likely|long|big|large|old|far)\b"
+        r"|\b(?:what|which) (?:percentage|percent|proportion|fraction|share|number|ratio|amount)\b",
+        re.I,
+    ),
+}
+
+# Words that say what someone is: captions often spell a name lower-case ("a French economist called
+# core know"), and the role still tells that the sentence names a person.
+_ROLES = re.compile(
+    r"\b(?:economist|psychologist|scientist|researcher|philosopher|mathematician|physicist|physician|"
+    r"biologist|neuroscientist|inventor|professor|student|colleague|author|engineer)s?\b",
+    re.I,
+)
+# A capitalised word that is no name: the pronoun I and its contractions, titles of address aside.
+_NOT_NAMES = {"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "oh", "um", "uh", "yeah", "so", "and", "but"}
+_MONTHS = (
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+)
+_TIME = re.compile(
+    r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b[0-9]0s\b|\b(?:century|centuries|decade|decades|ago)\b"
+    r"|\b(?:" + _MONTHS + r")\b",
+    re.I,
+)
+_NUMBER = re.compile(
+    r"[0-9]|%|\b(?:percent|per cent|half|quarter|twice|dozen|hundred|hundreds|thousand|thousands|"
+    r"million|millions|billion|billions|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b",
+    re.I,
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+def asked_type(question: str) -> str | None:
+    """The kind of fact the question asks for (PERSON, TIME or NUMBER), or None."""
+    for kind, pattern in _ASKS.items():
+        if pattern.search(question):
+            return kind
+    return None
+
+
+def holds(kind: str, sentence: str, known: set[str]) -> bool:
+    """True when the sentence holds a fact of the kind; `known` are the stemmed words of the question and
+    of the passage's titles, which name what is asked about rather than the answer."""
+    if kind == TIME:
+        return bool(_TIME.search(sentence))
+    if kind == NUMBER:
+        return bool(_NUMBER.search(sentence))
+    return bool(_ROLES.search(sentence) or _names(sentence, known))
+
+
+def bonus(kind: str | None, topic: str, passage: Passage, sentence: str) -> float:
+    """What a sentence of the passage gains for holding the kind of fact the topic asks for: BONUS or 0."""
+    if kind is None:
+        return 0.0
+    # The question's and the titles' words name what is asked about ("Skinner" in the Skinner lecture).
+    known = set(content_words(f"{topic} {passage.course_title} {passage.lesson_title}"))
+    return BONUS if holds(kind, sentence, known) else 0.0
+
+
+def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -> list[Passage]:
+    """The passages found, and for a question asking for a fact the next best of its course or lesson."""
+    if asked_type(plan.quoted_for) is None or plan.near or not passages:
+        return passages  # a follow-up's passages come from the lessons it looks at first
+    course = plan.course.title if plan.course is not None else None
+    seen = {(p.course_title, p.lesson_number, p.chunk_index) for p in passages}
+    extra = index.search(query, course=course, lesson=plan.lesson, k=WIDER)
+    return passages + [p for p in extra if (p.course_title, p.lesson_number, p.chunk_index) not in seen]
+
+
+def _names(sentence: str, known: set[str]) -> bool:
+    """True when a capitalised word inside the sentence (not its first) is new: likely a name."""
+    words = _WORD.findall(sentence)
+    for word in words[1:]:
+        stems = set(content_words(word))
+        if word[0].isupper() and word.lower() not in _NOT_NAMES and stems and not stems & known:
+            return True
+    return False
