@@ -172,6 +172,25 @@ def test_a_question_about_a_thing_leads_with_its_definition_and_explanation(monk
     assert lead(found, False)[0].passage is later
 
 
+def test_a_further_quote_says_something_rather_than_announcing_it(monkeypatch):
+    # The announcement scores a little higher (it names the topic) but says nothing yet.
+    opening = passage("x", 0.6, chunk=0)
+    later = passage("y", 0.5, chunk=1)
+    found = [
+        made_up("A bloom filter answers set membership with a bit array.", 0.60, opening, 0),
+        made_up("Several hash functions point into that array.", 0.58, opening, 1),
+        made_up("A lookup checks the bits those functions point to.", 0.57, opening, 2),
+        made_up("Let's start with how a bloom filter hashes its items.", 0.54, later, 0),
+        made_up("Each item is hashed three times and sets three bits of the array.", 0.50, later, 1),
+    ]
+    monkeypatch.setattr(quotes, "MAX_MORE", 1)
+    led = lead(found, False)
+    assert [quote.sentence for quote in more(found, led)] == [found[4].sentence]
+    # Costing an announcement less, it takes the place of the sentence that says it.
+    monkeypatch.setattr(quotes, "ANNOUNCE_PENALTY", 0.03)
+    assert [quote.sentence for quote in more(found, led)] == [found[3].sentence]
+
+
 def test_the_subject_of_a_question_about_one_thing():
     assert subject("How does a bloom filter work?") == ["bloom", "filter"]
     assert subject("How do fixtures share setup between tests in a module?") is None
