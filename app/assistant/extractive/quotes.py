@@ -27,6 +27,8 @@ LEAD_SENTENCES = 3
 # A lead that ends on a short sentence usually introduces what comes next; follow it up to this many.
 SHORT_SENTENCE_WORDS = 6
 MAX_FOLLOW_ON = 2
+# A lead's sentences that announce or say nothing give their place to what follows, up to this many.
+MAX_SAYING = 3
 MAX_MORE = 3
 # Each half of a comparison: its lead and up to this many more sentences of its lesson.
 MAX_MORE_HALF = 3
@@ -203,7 +205,7 @@ def lead(
             window = definition  # what comes before a definition is another topic's end
             if term is None:  # asked about X, not what X is: the explanation goes on after the definition
                 window = _following(quotes, definition[0], EXPLANATION_SENTENCES)
-    return _trimmed(_complete(window, quotes))
+    return _trimmed(_saying(_complete(window, quotes), quotes))
 
 
 def more(quotes: list[Quote], lead: list[Quote], term: list[str] | None = None) -> list[Quote]:
@@ -299,6 +301,21 @@ def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
         after, last = following.get(lead[-1].position + 1), lead[-1].sentence
         short = len(tokens(last)) <= SHORT_SENTENCE_WORDS
         if after is None or not (short or continues(last, after.sentence)):
+            break
+        lead.append(after)
+    return lead
+
+
+def _saying(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
+    """Extend a lead until LEAD_SENTENCES of it say something: a sentence that announces ("I'll give an
+    example.") or says nothing ("So here's the idea.") leaves its place to what follows it, at most
+    MAX_SAYING more."""
+    following = {quote.position: quote for quote in _own(quotes, lead[-1].passage)}
+    lead = list(lead)
+    for _ in range(MAX_SAYING):
+        saying = [quote for quote in lead if not (quote.asks or is_filler(quote.sentence) or announces(quote.sentence))]
+        after = following.get(lead[-1].position + 1)
+        if len(saying) >= LEAD_SENTENCES or after is None:
             break
         lead.append(after)
     return lead
