@@ -229,3 +229,21 @@ def test_the_sentences_after_a_definition_of_the_subject_are_read(scorer):
     read = {quote.position: quote.embedded for quote in found if quote.passage is defining}
     assert [quote.defining for quote in found if quote.passage is defining][0]
     assert read == {0: True, 1: True, 2: True, 3: False, 4: False}
+
+
+def test_a_lead_goes_past_sentences_that_announce_or_say_nothing(monkeypatch):
+    # "How does a siphon work?": the lead's middle announces an example and says nothing; what explains it
+    # comes after and shares no word with the question (not even read for meaning).
+    where = passage("x", 0.6)
+    found = [
+        made_up("A siphon moves water over a rim without a pump.", 0.70, where, 0),
+        made_up("I'll show you with an example of a garden hose.", 0.40, where, 1),
+        made_up("So here's the idea.", 0.30, where, 2),
+        made_up("You fill the hose and hold one end in the tank.", 0.35, where, 3),
+        Quote(where, 4, "Gravity on the long leg pulls the rest along.", 0.0, 0.0, embedded=False),
+        Quote(where, 5, "The flow stops when air gets in.", 0.0, 0.0, embedded=False),
+    ]
+    assert [quote.position for quote in lead(found, False)] == [0, 1, 2, 3, 4]
+    # Counting every sentence, the lead stops before the explanation.
+    monkeypatch.setattr(quotes, "MAX_SAYING", 0)
+    assert [quote.position for quote in lead(found, False)] == [0, 1, 2, 3]

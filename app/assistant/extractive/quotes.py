@@ -313,7 +313,11 @@ def _saying(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
     following = {quote.position: quote for quote in _own(quotes, lead[-1].passage)}
     lead = list(lead)
     for _ in range(MAX_SAYING):
-        saying = [quote for quote in lead if not (quote.asks or is_filler(quote.sentence) or announces(quote.sentence))]
+        saying = [
+            quote
+            for quote in lead
+            if not (quote.asks or is_filler(quote.sentence) or announces(quote.sentence))
+        ]
         after = following.get(lead[-1].position + 1)
         if len(saying) >= LEAD_SENTENCES or after is None:
             break
