@@ -33,7 +33,7 @@ from app.assistant.extractive.render import (
 from app.assistant.extractive.retrieve import course_outline, search, search_query
 from app.assistant.tools import ToolBox, ToolResult
 from app.search.embedding.protocol import Embedder
-from app.search.models import Passage
+from app.search.models import CourseRecord, Passage
 from app.search.names import content_words
 
 # The passages of a lesson read together when a follow-up chooses between the lessons just quoted.
@@ -149,24 +149,25 @@ class ExtractiveAnswerer:
         shared = None if plan.course_error or any(half.course for half in halves) else plan.course
         picked: list[tuple[list[Quote], list[Quote]]] = []
         confidence = 1.0
-        for half, other in (halves, halves[::-1]):
-            course, topic = half.course or shared, half.topic
-            lesson = half.lesson if half.lesson is not None else plan.lesson
-            named = None if lesson is not None else named_lesson(topic, other.topic, self.index.courses())
-            query = topic
-            if named is not None and (course is None or named[0].title == course.title):
-                course, lesson = named
-                title = next(item.title for item in course.lessons if item.number == lesson)
-                query = without_title(topic, title)
+        places = [self._place(half, other, shared, plan) for half, other in (halves, halves[::-1])]
+        for (half, other), (course, lesson, query), (taken, owned, _) in zip(
+            (halves, halves[::-1]), places, places[::-1], strict=True
+        ):
+            topic = half.topic
             # A half that points back ("and what did he win for it?") is searched with the other's words too.
             query = f"{query} {other.topic}" if PRONOUN_RE.search(topic) else query
             result = search(self.toolbox, query, course, lesson)
-            quotes = [] if result.is_error else self.scorer.quotes(topic, result.passages)
+            passages = [] if result.is_error else result.passages
+            if lesson is None and owned is not None and taken is not None:
+                # The lesson the other half names is that half's: this half is about something else.
+                elsewhere = [p for p in passages if (p.course_title, p.lesson_number) != (taken.title, owned)]
+                passages = elsewhere or passages
+            quotes = self.scorer.quotes(topic, passages) if passages else []
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
             if not found:
                 return None
             picked.append((quotes, found))
-            confidence = min(confidence, self.signals(half, result.passages).confidence)
+            confidence = min(confidence, self.signals(half, passages).confidence)
         second = apart(*picked[1], picked[0][1], distinctive(halves[1].topic, halves[0].topic))
         if second is None:  # the halves find one thing (“fixtures and fixture setup”): one answer
             return None
@@ -176,6 +177,22 @@ class ExtractiveAnswerer:
         )
         answer = reply("\n\n".join([SEARCH_NOTE, *notes]), body, sources, True)
         return answer.model_copy(update={"confidence": confidence})
+
+    def _place(
+        self, half: Plan, other: Plan, shared: CourseRecord | None, plan: Plan
+    ) -> tuple[CourseRecord | None, int | None, str]:
+        """Where one half of a comparison searches, and with what words: its course, the lesson it names."""
+        course, lesson = half.course or shared, half.lesson
+        # The question's lesson number is of the question's course: a half searching elsewhere leaves it.
+        if lesson is None and (
+            plan.course is None or (course is not None and course.title == plan.course.title)
+        ):
+            lesson = plan.lesson
+        named = None if lesson is not None else named_lesson(half.topic, other.topic, self.index.courses())
+        if named is None or (course is not None and named[0].title != course.title):
+            return course, lesson, half.topic
+        title = next(item.title for item in named[0].lessons if item.number == named[1])
+        return named[0], named[1], without_title(half.topic, title)
 
     def _outline(self, plan: Plan) -> Answer:
         """The named course's outline as markdown; without a course, the list of courses."""
