@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -241,3 +242,27 @@ def test_a_comparison_of_two_lectures_named_by_title_quotes_both(lectures):
     assert [source.lesson_number for source in answer.sources] == [1, 2]
     babies = answer.markdown.split("Lesson 2: How Babies Think**", 1)[1]
     assert "gets bored" in babies or "Boredom tells us" in babies
+
+
+def test_the_questions_lesson_number_stays_with_its_course(lectures):
+    from app.assistant.extractive.intent import Plan
+
+    (course,) = lectures.index.courses()
+    other = course.model_copy(update={"title": "Another Course"})
+    whole = Plan(outline=False, course=course, lesson=2, topic="boredom")
+    elsewhere = Plan(outline=False, course=None, lesson=None, topic="how boredom works")
+    named = Plan(outline=False, course=course, lesson=2, topic="boredom in babies")
+    # The half that names the question's course searches its lesson; one searching every course does not.
+    assert lectures._place(named, elsewhere, None, whole)[:2] == (course, 2)
+    assert lectures._place(elsewhere, named, None, whole)[:2] == (None, None)
+    assert lectures._place(elsewhere, named, other, whole)[:2] == (other, None)
+    # Without a course of the question's own, its lesson number is every half's.
+    assert lectures._place(elsewhere, named, None, replace(whole, course=None))[:2] == (None, 2)
+
+
+def test_a_half_naming_no_lesson_leaves_the_lesson_the_other_half_names(lectures):
+    # "how else is learning studied" would find the Skinner lesson again: that lesson is the other half's.
+    answer = lectures.answer(
+        "How does the Skinner lecture explain learning, and how else is learning studied?", []
+    )
+    assert [source.lesson_number for source in answer.sources] == [1, 2]
