@@ -3,8 +3,6 @@ against the topic, then a lead of consecutive sentences and a few more from the 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +10,7 @@ import numpy as np
 from app.assistant.extractive.answer_types import asked_type, bonus
 from app.assistant.extractive.definitions import defines, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
+from app.assistant.extractive.sentence_vectors import SentenceVectors
 from app.assistant.extractive.sentences import announces, continues, is_filler, is_question
 from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
@@ -19,8 +18,6 @@ from app.search.models import Passage
 from app.search.names import content_words, tokens
 
 MIN_WORDS = 4
-# Sentences whose vectors are kept between questions: ~1.5 KB each, so about 8 MB.
-SENTENCE_CACHE_SIZE = 5000
 # The lead: a few consecutive sentences of the best passage, so the answer reads as an explanation rather
 # than a keyword hit. Then up to MAX_MORE further sentences from the other relevant passages.
 LEAD_SENTENCES = 3
@@ -94,36 +91,6 @@ class Quote:
     def place(self) -> tuple[str, int, int, int]:
         """Where the sentence is: course, lesson, chunk and position (the same across searches)."""
         return (self.passage.course_title, *self.order)
-
-
-class SentenceVectors:
-    """Sentence vectors, embedded once and kept (most recent first out): the same passages come back.
-
-    Kept as float32 arrays: a full cache is 8 MB, where lists of Python floats would take 60 MB.
-    """
-
-    def __init__(self, embedder: Embedder, size: int = SENTENCE_CACHE_SIZE):
-        self.embedder = embedder
-        self.size = size
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, sentences: list[str]) -> list[np.ndarray]:
-        """The vector of each sentence, embedding only those not seen before, in one batch."""
-        with self._lock:
-            known = {sentence: self._vectors[sentence] for sentence in sentences if sentence in self._vectors}
-            for sentence in known:
-                self._vectors.move_to_end(sentence)
-        missing = [sentence for sentence in dict.fromkeys(sentences) if sentence not in known]
-        if missing:
-            vectors = np.asarray(self.embedder.embed_documents(missing), dtype=np.float32)
-            known.update(zip(missing, vectors, strict=True))
-            with self._lock:
-                for sentence in missing:
-                    self._vectors[sentence] = known[sentence]
-                while len(self._vectors) > self.size:
-                    self._vectors.popitem(last=False)
-        return [known[sentence] for sentence in sentences]
 
 
 class SentenceScorer:
