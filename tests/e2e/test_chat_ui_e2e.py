@@ -122,7 +122,11 @@ def test_switching_the_theme_keeps_an_answer_that_is_streaming(browser, scripted
         light = page.evaluate("getComputedStyle(document.body).backgroundColor")
         page.locator(".theme-menu summary").click()
         page.get_by_role("button", name="Dark").click()
-        page.wait_for_function(f"getComputedStyle(document.body).backgroundColor !== {light!r}")
+        page.wait_for_function(
+            # A function is eval-ed once; an expression again on each poll, which the CSP refuses.
+            "light => getComputedStyle(document.body).backgroundColor !== light",
+            arg=light,
+        )
         assert page.evaluate("window.sameDocument") is True
         answerer.release()
         expect(page.locator("article.exchange .prose")).to_have_text("The first half, then the second.")
