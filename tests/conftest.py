@@ -134,3 +134,12 @@ def claude_app(make_app, fake_claude):
     app = make_app(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_claude.url)
     app.config["WTF_CSRF_ENABLED"] = False
     return app
+
+
+@pytest.fixture(scope="session")
+def scorer():
+    """A sentence scorer of the extractive answer on the real embedding model."""
+    from app.assistant.extractive.quotes import SentenceScorer
+    from app.search.embedding import get_embedder
+
+    return SentenceScorer(get_embedder())

@@ -6,7 +6,7 @@ import pytest
 
 from app.assistant.extractive import answer_types
 from app.assistant.extractive.answer_types import NUMBER, PERSON, TIME, asked_type, bonus, holds, wider
-from app.assistant.extractive.quotes import SentenceScorer, lead
+from app.assistant.extractive.quotes import lead
 from app.assistant.extractive.retrieve import search_query
 from app.search.models import Passage
 
@@ -26,14 +26,6 @@ def passage(text: str, score: float = 0.6, chunk: int = 0) -> Passage:
         score=score,
         text=text,
     )
-
-
-@pytest.fixture(scope="module")
-def scorer():
-    """A sentence scorer on the real embedding model."""
-    from app.search.embedding import get_embedder
-
-    return SentenceScorer(get_embedder())
 
 
 @pytest.mark.parametrize(

@@ -35,14 +35,6 @@ def passage(text: str, score: float, lesson: int = 1, chunk: int = 0, title: str
     )
 
 
-@pytest.fixture(scope="module")
-def scorer():
-    """A sentence scorer on the real embedding model."""
-    from app.search.embedding import get_embedder
-
-    return SentenceScorer(get_embedder())
-
-
 @pytest.mark.parametrize(
     ("sentence", "asks"),
     [
