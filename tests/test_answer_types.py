@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from app.assistant.extractive import answer_types
-from app.assistant.extractive.answer_types import NUMBER, PERSON, TIME, asked_type, bonus, holds, wider
+from app.assistant.extractive.answer_types import NUMBER, PERSON, TIME, asked_type, bonus, holds
 from app.assistant.extractive.quotes import lead
-from app.assistant.extractive.retrieve import search_query
+from app.assistant.extractive.retrieve import search_query, wider
 from app.search.models import Passage
 
 # Two sentences of a lecture that share the question's words alike; only one names who thought it up.

@@ -5,14 +5,9 @@ shares the question's words ("who came up with it?" is answered by the sentence 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from app.search.models import Passage
 from app.search.names import content_words
-
-if TYPE_CHECKING:
-    from app.assistant.extractive.intent import Plan
-    from app.search.index import CourseIndex
 
 PERSON = "person"
 TIME = "time"
@@ -21,10 +16,6 @@ NUMBER = "number"
 # What a sentence of the asked kind gains in rank score: enough to lead over a sentence that scores a
 # little higher without it, too little to lift an unrelated sentence over one on topic.
 BONUS = 0.05
-
-# A question asking for a fact reads this many passages: a name or a figure is often said in a passage
-# that matches the question's words less well than the ones around it.
-WIDER = 10
 
 # The question word opens the question, after a conjunction a follow-up may start with ("and who …?").
 _OPENING = r"^\s*(?:(?:and|so|but|ok|okay|then)\s*,?\s+)?"
@@ -90,16 +81,6 @@ def bonus(kind: str | None, topic: str, passage: Passage, sentence: str) -> floa
     # The question's and the titles' words name what is asked about ("Skinner" in the Skinner lecture).
     known = set(content_words(f"{topic} {passage.course_title} {passage.lesson_title}"))
     return BONUS if holds(kind, sentence, known) else 0.0
-
-
-def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -> list[Passage]:
-    """The passages found, and for a question asking for a fact the next best of its course or lesson."""
-    if asked_type(plan.quoted_for) is None or plan.near or not passages:
-        return passages  # a follow-up's passages come from the lessons it looks at first
-    course = plan.course.title if plan.course is not None else None
-    seen = {(p.course_title, p.lesson_number, p.chunk_index) for p in passages}
-    extra = index.search(query, course=course, lesson=plan.lesson, k=WIDER)
-    return passages + [p for p in extra if (p.course_title, p.lesson_number, p.chunk_index) not in seen]
 
 
 def _names(sentence: str, known: set[str]) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
-from app.assistant.extractive.answer_types import wider
 from app.assistant.extractive.comparison import distinctive, named_lesson, without_title
 from app.assistant.extractive.confidence import (
     MIN_CONFIDENCE,
@@ -30,7 +29,7 @@ from app.assistant.extractive.render import (
     render_quotes,
     reply,
 )
-from app.assistant.extractive.retrieve import course_outline, search, search_query
+from app.assistant.extractive.retrieve import course_outline, search, search_query, wider
 from app.assistant.tools import ToolBox, ToolResult
 from app.search.embedding.protocol import Embedder
 from app.search.models import CourseRecord, Passage

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from app.assistant.extractive.answer_types import asked_type
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, ToolBox, ToolResult
-from app.search.models import CourseRecord
+from app.search.models import CourseRecord, Passage
 
 if TYPE_CHECKING:
     from app.assistant.extractive.intent import Plan
+    from app.search.index import CourseIndex
+
+# A question asking for a fact reads this many passages: a name or a figure is often said in a passage
+# that matches the question's words less well than the ones around it.
+WIDER = 10
 
 
 def search(toolbox: ToolBox, query: str, course: CourseRecord | None, lesson: int | None) -> ToolResult:
@@ -31,3 +37,16 @@ def search_query(plan: Plan) -> str:
 def course_outline(toolbox: ToolBox, course: CourseRecord) -> ToolResult:
     """A course's outline."""
     return toolbox.run(OUTLINE_TOOL, {"course_name": course.title})
+
+
+def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -> list[Passage]:
+    """The passages found, and for a question asking for a fact the next best of its course or lesson.
+
+    Straight from the index, not the search tool: the tool returns MAX_RESULTS passages, this reads more.
+    """
+    if asked_type(plan.quoted_for) is None or plan.near or not passages:
+        return passages  # a follow-up's passages come from the lessons it looks at first
+    course = plan.course.title if plan.course is not None else None
+    seen = {found.place for found in passages}
+    extra = index.search(query, course=course, lesson=plan.lesson, k=WIDER)
+    return passages + [found for found in extra if found.place not in seen]
