@@ -182,6 +182,11 @@ class CourseIndex:
         """How rare each stemmed term is in the library (BM25's idf): "Shapley" weighs more than "game"."""
         return self.searcher.rarity(terms, self.catalog.snapshot())
 
+    def held(self, terms: list[str], course: str | None = None) -> set[str]:
+        """The stemmed terms that the named course (or, without one, any course) says somewhere."""
+        library = self.catalog.snapshot()
+        return self.searcher.held(terms, library, self._scope(library, course, None))
+
     def _scope(self, library: CatalogSnapshot, course: str | None, lesson: int | None) -> list[CatalogEntry]:
         """Select the catalog entries to search: the named course, narrowed to courses with the lesson."""
         scope = library.entries

@@ -137,6 +137,14 @@ class LibraryView:
             )
         return self._postings[term]
 
+    def held(self, terms: set[str], scope: set[str]) -> set[str]:
+        """The terms that some chunk of the `scope` courses holds."""
+        found: set[str] = set()
+        for course_id, _, course in self.courses:
+            if course_id in scope:
+                found |= terms & course.postings.keys()
+        return found
+
     def scores(self, terms: set[str]) -> np.ndarray:
         """Okapi BM25 of every row for the query terms."""
         total = np.zeros(self.size)
@@ -218,6 +226,10 @@ class LexicalIndex:
         """The idf of each stemmed term over the `library` courses (a term the library lacks weighs most)."""
         view = self._follow(library)
         return {term: view.idf(term) for term in terms}
+
+    def held(self, terms: Iterable[str], library: CatalogSnapshot, scope: Iterable[str]) -> set[str]:
+        """The stemmed terms that the `scope` courses say somewhere (in a chunk or a title)."""
+        return self._follow(library).held(set(terms), set(scope))
 
     def clear(self) -> None:
         """Forget every course (after the index was cleared)."""

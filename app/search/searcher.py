@@ -172,6 +172,10 @@ class Searcher:
         """The idf of each stemmed term over the library's chunks (see LexicalIndex.rarity)."""
         return self.lexical.rarity(terms, library)
 
+    def held(self, terms: list[str], library: CatalogSnapshot, scope: list[CatalogEntry]) -> set[str]:
+        """The stemmed terms the scope's courses say somewhere (see LexicalIndex.held)."""
+        return self.lexical.held(terms, library, [entry.record.id for entry in scope])
+
     def clear(self) -> None:
         """Forget every course held in memory (after the index was cleared)."""
         self.course_vectors.clear()

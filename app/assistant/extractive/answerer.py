@@ -7,6 +7,7 @@ the outline (retrieve.py), select the sentences to quote (quotes.py), render the
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.comparison import distinctive, named_lesson, without_title
@@ -16,6 +17,7 @@ from app.assistant.extractive.confidence import (
     Signals,
     passage_words,
     signals,
+    unmentioned,
 )
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, apart, lead, more, more_of
@@ -131,7 +133,15 @@ class ExtractiveAnswerer:
     def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
         """How sure the passages found make an answer that the library covers the plan's topic."""
         words = content_words(plan.query, QUESTION_WORDS)
-        return signals(plan.query, words, passages, self.index.rarity, self.meaning)
+        measured = signals(plan.query, words, passages, self.index.rarity, self.meaning)
+        course = plan.course.title if plan.course is not None else None
+        missing = unmentioned(
+            plan.query,
+            self.index.embedder.vocabulary(),
+            self.index.corrected,
+            lambda terms: self.index.held(terms, course),
+        )
+        return replace(measured, unmentioned=missing)
 
     def _compare(self, plan: Plan) -> Answer | None:
         """Answer each half of a comparison on its own and quote both; None for a question that is no

@@ -9,16 +9,23 @@ multiplied, find the term:
 - meaning: how far the question's vector moves when the word is left out. A rare but idle word ("being",
   "twice", "geographically") barely moves it, the topic moves it most. Rarity alone overweights such words
   in a small library, where every generic word is rare.
+
+A share can't tell a subject from its generic half: "the Stanford prison experiment" in a psychology course
+that mentions prisons once scores like a covered question. A name settles it: a question naming something
+(a capitalised word or an acronym: "Stanford", "BERT", "AWS Lambda") that the courses searched never say, in
+any spelling they use, is about something they don't cover.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from app.assistant.extractive.intent import QUESTION_WORDS
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import stem, tokens
@@ -33,19 +40,89 @@ MIN_CONFIDENCE = 0.152
 SURE = 0.5
 # Questions whose word weights are kept (a few floats each).
 WEIGHTS_KEPT = 1024
+# The words a capitalised name is written with when split at its capitals: "ImageNet", "AutoML", "GPT4".
+CAPITALS_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 @dataclass(frozen=True)
 class Signals:
-    """The decline signals of one answer: the first passage's cosine and the weighted word share."""
+    """The decline signals of one answer: the first passage's cosine, the weighted word share, and the
+    names of the question that the courses searched never say."""
 
     cosine: float
     coverage: float
+    unmentioned: tuple[str, ...] = ()
 
     @property
     def confidence(self) -> float:
-        """One figure in [0, 1]: the coverage, the signal that separates on both labelled libraries."""
-        return round(self.coverage, 3)
+        """One figure in [0, 1]: the coverage (the share that separates on both labelled libraries), or 0
+        for a question naming what the courses never mention."""
+        return 0.0 if self.unmentioned else round(self.coverage, 3)
+
+
+def names(text: str, ordinary: frozenset[str]) -> list[list[str]]:
+    """The names a question mentions, as runs of adjacent capitalised words or acronyms ("Monty Hall").
+
+    Not question words, not "I", not the opening word when it is an ordinary word capitalised only because
+    it opens the question (`ordinary`: lower-case English words), and nothing of a question written in
+    capitals alone, which can't tell a name from a word.
+    """
+    if not any(char.islower() for char in text):
+        return []
+    runs: list[list[str]] = []
+    last = -2
+    for position, token in enumerate(tokens(text)):
+        if not token[0].isupper() or token == "I" or token.lower() in QUESTION_WORDS:
+            continue
+        if position == 0 and token[1:].islower() and token.lower() in ordinary:
+            continue
+        if position == last + 1:
+            runs[-1].append(token)
+        else:
+            runs.append([token])
+        last = position
+    return runs
+
+
+def spellings(name: str, correct: Callable[[str], str]) -> list[set[str]]:
+    """The ways a course may write a name, each the stemmed words it must all say: as written, split at
+    its capitals ("ImageNet": image net), and as the library spells it ("Thorndike": Thorndyke)."""
+    ways = [{stem(name)}]
+    parts = CAPITALS_RE.findall(name)
+    if len(parts) > 1:
+        ways.append({stem(part) for part in parts})
+    spelled = correct(name).strip()
+    if spelled.lower() != name.lower() and spelled:
+        ways.append({stem(word) for word in tokens(spelled)})
+    return ways
+
+
+def unmentioned(
+    text: str,
+    ordinary: frozenset[str],
+    correct: Callable[[str], str],
+    held: Callable[[list[str]], set[str]],
+) -> tuple[str, ...]:
+    """The names of a question that the courses never say, in any spelling (`held`: the stemmed words the
+    courses searched say). A run of names is said when each of its names is, or when the run written as one
+    word is ("Image Net" for "ImageNet")."""
+    runs = names(text, ordinary)
+    if not runs:
+        return ()
+    ways = {name: spellings(name, correct) for run in runs for name in run}
+    joined = {" ".join(run): {stem("".join(run))} for run in runs if len(run) > 1}
+    wanted = {word for options in ways.values() for way in options for word in way}
+    said = held(sorted(wanted | {word for way in joined.values() for word in way}))
+
+    def mentioned(name: str) -> bool:
+        return any(way <= said for way in ways[name])
+
+    missing = [
+        " ".join(run)
+        for run in runs
+        if not all(mentioned(name) for name in run) and not joined.get(" ".join(run), {""}) <= said
+    ]
+    return tuple(missing)
 
 
 def passage_words(passage: Passage) -> set[str]:
