@@ -131,6 +131,28 @@ def test_a_term_the_library_never_uses_is_declined_though_its_generic_words_matc
     assert answered.sources[0].course_title == PYTEST and answered.sources[0].lesson_number == 3
 
 
+def test_a_question_naming_a_tool_no_course_mentions_is_declined_though_its_subject_is_covered(assistant):
+    # HNSW graph layers are the vector course's subject; "Pinecone" and "Windows" occur in no course.
+    for question in (
+        "How does Pinecone build its HNSW graph layers?",
+        "How do pytest fixtures create a temporary directory on Windows?",
+    ):
+        declined = assistant.answer(question, [])
+        assert NO_MATCH in declined.markdown and not declined.sources, question
+        assert declined.confidence == 0.0
+    answered = assistant.answer("How do pytest fixtures create a temporary directory?", [])
+    assert answered.sources[0].course_title == PYTEST
+
+
+def test_a_name_only_another_course_mentions_is_not_covered_by_the_course_asked_about(assistant):
+    # MiniLM is the RAG course's embedding model: the vector course never says it.
+    declined = assistant.answer("How does the vector course build an HNSW graph of MiniLM embeddings?", [])
+    answered = assistant.answer("In the RAG course, how are MiniLM vectors compared by cosine?", [])
+
+    assert NO_MATCH in declined.markdown and not declined.sources
+    assert answered.sources[0].course_title == RAG
+
+
 def test_a_words_meaning_weight_is_how_far_the_question_moves_without_it(services):
     weigh = MeaningWeights(services.index.embedder)
     weights = weigh("does the course explain Bloom filters", ["explain", "bloom", "filter"])

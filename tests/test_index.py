@@ -90,6 +90,13 @@ def test_course_filter_accepts_a_loose_name(library_index):
     assert {passage.course_title for passage in passages} == {"Retrieval-Augmented Generation in Practice"}
 
 
+def test_held_terms_are_those_the_named_course_or_any_course_says(library_index):
+    terms = ["hnsw", "minilm", "pinecone", "vector"]  # stemmed: MiniLM is said in the RAG course only
+
+    assert library_index.held(terms, "vector databases") == {"hnsw", "vector"}
+    assert library_index.held(terms) == {"hnsw", "minilm", "vector"}
+
+
 def test_lesson_zero_is_a_lesson(library_index):
     passages = library_index.search("what this course covers", course="vector databases", lesson=0)
     assert passages

@@ -110,19 +110,16 @@ def unmentioned(
     if not runs:
         return ()
     ways = {name: spellings(name, correct) for run in runs for name in run}
-    joined = {" ".join(run): {stem("".join(run))} for run in runs if len(run) > 1}
-    wanted = {word for options in ways.values() for way in options for word in way}
-    said = held(sorted(wanted | {word for way in joined.values() for word in way}))
+    whole = {" ".join(run): stem("".join(run)) for run in runs if len(run) > 1}
+    wanted = {word for options in ways.values() for way in options for word in way} | set(whole.values())
+    said = held(sorted(wanted))
 
-    def mentioned(name: str) -> bool:
-        return any(way <= said for way in ways[name])
+    def mentioned(run: list[str]) -> bool:
+        """True when the courses say each name of the run, or the run as one word."""
+        each = all(any(way <= said for way in ways[name]) for name in run)
+        return each or whole.get(" ".join(run)) in said
 
-    missing = [
-        " ".join(run)
-        for run in runs
-        if not all(mentioned(name) for name in run) and not joined.get(" ".join(run), {""}) <= said
-    ]
-    return tuple(missing)
+    return tuple(" ".join(run) for run in runs if not mentioned(run))
 
 
 def passage_words(passage: Passage) -> set[str]:

@@ -1,0 +1,58 @@
+"""The names a question mentions, and whether the courses searched say them in any spelling they use."""
+
+from __future__ import annotations
+
+from app.assistant.extractive.confidence import Signals, names, unmentioned
+
+ORDINARY = frozenset({"stanford", "explain", "prison"})
+
+
+def _unmentioned(question: str, said: set[str], spelled: dict[str, str] | None = None) -> tuple[str, ...]:
+    """`unmentioned` over courses that say exactly the stemmed words `said`."""
+    spelled = spelled or {}
+    return unmentioned(
+        question,
+        ORDINARY,
+        lambda word: spelled.get(word, word),
+        lambda terms: said & set(terms),
+    )
+
+
+def test_names_are_capitalised_words_and_acronyms_run_together():
+    assert names("What does the course say about the Stanford prison experiment?", ORDINARY) == [["Stanford"]]
+    assert names("Is the Monty Hall problem solved with LoRA or GPT?", ORDINARY) == [
+        ["Monty", "Hall"],
+        ["LoRA"],
+        ["GPT"],
+    ]
+
+
+def test_an_ordinary_opening_word_and_a_question_in_capitals_name_nothing():
+    assert names("Explain how prisons reward good behaviour", ORDINARY) == []
+    assert names("Stanford prison experiment?", ORDINARY) == []
+    assert names("Shapley values?", ORDINARY) == [["Shapley"]]  # no ordinary word: a name
+    assert names("WHAT IS THE SHAPLEY VALUE", ORDINARY) == []
+    assert names("How do I add batch normalization?", ORDINARY) == []
+
+
+def test_a_name_the_courses_never_say_is_unmentioned():
+    said = {"mcp", "server", "deploy"}
+
+    assert _unmentioned("How do I deploy an MCP server on AWS Lambda?", said) == ("AWS Lambda",)
+    assert _unmentioned("How do I deploy an MCP server?", said) == ()
+
+
+def test_a_run_of_names_is_unmentioned_when_one_of_its_names_is():
+    assert _unmentioned("What is the price of Claude Opus?", {"claude", "price"}) == ("Claude Opus",)
+
+
+def test_a_name_is_said_split_at_its_capitals_joined_or_as_the_library_spells_it():
+    assert _unmentioned("When did a network beat humans on ImageNet?", {"image", "net"}) == ()
+    assert _unmentioned("What is Image Net?", {"imagenet"}) == ()
+    assert _unmentioned("what is Thorndike's law", {"thorndyke", "law"}, {"Thorndike": "thorndyke"}) == ()
+    assert _unmentioned("What is ImageNet?", {"image"}) == ("ImageNet",)
+
+
+def test_a_question_naming_what_no_course_says_has_no_confidence_whatever_its_word_share():
+    assert Signals(cosine=0.5, coverage=0.9, unmentioned=("Stanford",)).confidence == 0.0
+    assert Signals(cosine=0.5, coverage=0.9).confidence == 0.9
