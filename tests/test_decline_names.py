@@ -32,7 +32,16 @@ def test_an_ordinary_opening_word_and_a_question_in_capitals_name_nothing():
     assert names("Stanford prison experiment?", ORDINARY) == []
     assert names("Shapley values?", ORDINARY) == [["Shapley"]]  # no ordinary word: a name
     assert names("WHAT IS THE SHAPLEY VALUE", ORDINARY) == []
+    assert names("How Does Prompt Caching Reduce Costs?", ORDINARY) == []
+    named = names("What is the Stanford Prison Experiment?", ORDINARY)
+    assert named == [["Stanford", "Prison", "Experiment"]]
+    assert names("How do I deploy an MCP server on AWS Lambda?", ORDINARY) == [["MCP"], ["AWS", "Lambda"]]
     assert names("How do I add batch normalization?", ORDINARY) == []
+
+
+def test_who_teaches_and_which_part_of_a_course_are_no_names():
+    question = "What did Professor Polak say in the Monday Lab about Nash?"
+    assert names(question, ORDINARY) == [["Polak"], ["Nash"]]
 
 
 def test_a_name_the_courses_never_say_is_unmentioned():

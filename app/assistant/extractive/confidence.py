@@ -40,6 +40,15 @@ MIN_CONFIDENCE = 0.152
 SURE = 0.5
 # Questions whose word weights are kept (a few floats each).
 WEIGHTS_KEPT = 1024
+# Capitalised words that say who teaches, which part of a course or when, not what it is about: a course
+# need not say them ("What did Professor Polak say in the Monday lab?").
+COURSE_PARTS = frozenset(
+    {
+        "professor", "prof", "dr", "mr", "mrs", "ms", "lab", "labs", "homework", "assignment", "exam", "quiz",
+        "midterm", "final", "week", "chapter", "part", "section", "unit", "slide", "slides", "video",
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    }
+)  # fmt: skip
 # The words a capitalised name is written with when split at its capitals: "ImageNet", "AutoML", "GPT4".
 CAPITALS_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
@@ -63,16 +72,18 @@ class Signals:
 def names(text: str, ordinary: frozenset[str]) -> list[list[str]]:
     """The names a question mentions, as runs of adjacent capitalised words or acronyms ("Monty Hall").
 
-    Not question words, not "I", not the opening word when it is an ordinary word capitalised only because
-    it opens the question (`ordinary`: lower-case English words), and nothing of a question written in
-    capitals alone, which can't tell a name from a word.
+    Not question words, not words naming a part of a course (COURSE_PARTS), not "I", not the opening word
+    when it is an ordinary word capitalised only because it opens the question (`ordinary`: lower-case
+    English words), and nothing of a question written in capitals or in Title Case, which can't tell a
+    name from a word.
     """
-    if not any(char.islower() for char in text):
+    written = tokens(text)
+    if not any(char.islower() for char in text) or _title_case(written[1:]):
         return []
     runs: list[list[str]] = []
     last = -2
-    for position, token in enumerate(tokens(text)):
-        if not token[0].isupper() or token == "I" or token.lower() in QUESTION_WORDS:
+    for position, token in enumerate(written):
+        if not token[0].isupper() or token == "I" or token.lower() in QUESTION_WORDS | COURSE_PARTS:
             continue
         if position == 0 and token[1:].islower() and token.lower() in ordinary:
             continue
@@ -82,6 +93,18 @@ def names(text: str, ordinary: frozenset[str]) -> list[list[str]]:
             runs.append([token])
         last = position
     return runs
+
+
+def _title_case(written: list[str]) -> bool:
+    """True when every word of at least four is capitalised (question words, course parts, acronyms and
+    words with inner capitals, "LoRA", are left out: they say nothing of how the question is written)."""
+    words = [
+        token
+        for token in written
+        if token.isalpha() and token.lower() not in QUESTION_WORDS | COURSE_PARTS and token[1:].islower()
+    ]
+    # Four: a name may run to three ("Stanford Prison Experiment").
+    return len(words) >= 4 and all(token[0].isupper() for token in words)
 
 
 def spellings(name: str, correct: Callable[[str], str]) -> list[set[str]]:
