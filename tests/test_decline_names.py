@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from app.assistant.extractive.confidence import Signals, names, unmentioned
+from app.assistant.extractive.confidence import Signals, names, names_a_course, unmentioned
+from app.search.models import Outline
 
 ORDINARY = frozenset({"stanford", "explain", "prison"})
 
@@ -65,3 +66,13 @@ def test_a_name_is_said_split_at_its_capitals_joined_or_as_the_library_spells_it
 def test_a_question_naming_what_no_course_says_has_no_confidence_whatever_its_word_share():
     assert Signals(cosine=0.5, coverage=0.9, unmentioned=("Stanford",)).confidence == 0.0
     assert Signals(cosine=0.5, coverage=0.9).confidence == 0.9
+
+
+def test_a_name_naming_a_course_by_its_title_initials_or_instructor_is_no_subject():
+    rag = Outline(title="Retrieval-Augmented Generation in Practice", instructor="Ada Lovelace")
+    courses = [rag]
+
+    assert names_a_course("RAG", courses) and names_a_course("Lovelace", courses)
+    assert names_a_course("Generation", courses) and not names_a_course("Pinecone", courses)
+    question = "how do the vector course and the RAG course use Pinecone?"
+    assert unmentioned(question, ORDINARY, str, lambda terms: {"vector"}, courses) == ("Pinecone",)

@@ -134,12 +134,14 @@ class ExtractiveAnswerer:
         """How sure the passages found make an answer that the library covers the plan's topic."""
         words = content_words(plan.query, QUESTION_WORDS)
         measured = signals(plan.query, words, passages, self.index.rarity, self.meaning)
-        course = plan.course.title if plan.course is not None else None
+        # A comparison's whole question spans courses (it is answered whole when its halves find one thing).
+        course = plan.course.title if plan.course is not None and plan.halves is None else None
         missing = unmentioned(
             plan.query,
             self.index.embedder.vocabulary(),
             self.index.corrected,
             lambda terms: self.index.held(terms, course),
+            self.index.courses(),
         )
         return replace(measured, unmentioned=missing)
 

@@ -19,7 +19,7 @@ any spelling they use, is about something they don't cover.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -27,8 +27,8 @@ import numpy as np
 
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.search.embedding.protocol import Embedder
-from app.search.models import Passage
-from app.search.names import stem, tokens
+from app.search.models import Outline, Passage
+from app.search.names import acronym_matches, stem, tokens
 
 # Below this confidence the answer declines. Fitted on the sample library: the middle of its error-free range
 # (with the int8 encoder its highest no-coverage question is at 0.143, its lowest content question at 0.161;
@@ -120,16 +120,32 @@ def spellings(name: str, correct: Callable[[str], str]) -> list[set[str]]:
     return ways
 
 
+def names_a_course(name: str, courses: Sequence[Outline]) -> bool:
+    """True when a name is a word or the initials of a course's title, or of its instructor's name: it says
+    which course ("the RAG course"), not what about."""
+    word = stem(name)
+    for course in courses:
+        said = {stem(token) for token in tokens(f"{course.title} {course.instructor or ''}")}
+        if word in said or acronym_matches(name, course.title):
+            return True
+    return False
+
+
 def unmentioned(
     text: str,
     ordinary: frozenset[str],
     correct: Callable[[str], str],
     held: Callable[[list[str]], set[str]],
+    courses: Sequence[Outline] = (),
 ) -> tuple[str, ...]:
     """The names of a question that the courses never say, in any spelling (`held`: the stemmed words the
-    courses searched say). A run of names is said when each of its names is, or when the run written as one
-    word is ("Image Net" for "ImageNet")."""
-    runs = names(text, ordinary)
+    courses searched say), leaving out those naming one of the `courses`. A run of names is said when each
+    of its names is, or when the run written as one word is ("Image Net" for "ImageNet")."""
+    runs = [
+        kept
+        for run in names(text, ordinary)
+        if (kept := [name for name in run if not names_a_course(name, courses)])
+    ]
     if not runs:
         return ()
     ways = {name: spellings(name, correct) for run in runs for name in run}
