@@ -28,4 +28,4 @@ def test_lecture_outline_questions_are_all_answered_and_most_absent_topics_decli
     }
     # Courses named by code ("ECON 159"), instructor ("bloom's") or nickname: all answered from the outline.
     assert set(verdicts["outline"]) == {"ok"}, verdicts["outline"]
-    assert verdicts["no_coverage"].count("ok") >= 5, verdicts["no_coverage"]
+    assert verdicts["no_coverage"].count("ok") >= 6, verdicts["no_coverage"]
