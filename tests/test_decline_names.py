@@ -32,6 +32,7 @@ def test_an_ordinary_opening_word_and_a_question_in_capitals_name_nothing():
     assert names("Explain how prisons reward good behaviour", ORDINARY) == []
     assert names("Stanford prison experiment?", ORDINARY) == []
     assert names("Shapley values?", ORDINARY) == [["Shapley"]]  # no ordinary word: a name
+    assert names("Shapley values?", frozenset()) == []  # without a vocabulary no opening word is
     assert names("WHAT IS THE SHAPLEY VALUE", ORDINARY) == []
     assert names("How Does Prompt Caching Reduce Costs?", ORDINARY) == []
     named = names("What is the Stanford Prison Experiment?", ORDINARY)

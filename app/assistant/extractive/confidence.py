@@ -85,7 +85,8 @@ def names(text: str, ordinary: frozenset[str]) -> list[list[str]]:
     for position, token in enumerate(written):
         if not token[0].isupper() or token == "I" or token.lower() in QUESTION_WORDS | COURSE_PARTS:
             continue
-        if position == 0 and token[1:].islower() and token.lower() in ordinary:
+        # An opening word is a name only when no ordinary word is written so (without a vocabulary, none is).
+        if position == 0 and token[1:].islower() and (token.lower() in ordinary or not ordinary):
             continue
         if position == last + 1:
             runs[-1].append(token)
