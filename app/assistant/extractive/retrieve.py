@@ -44,9 +44,11 @@ def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -
 
     Straight from the index, not the search tool: the tool returns MAX_RESULTS passages, this reads more.
     """
-    if asked_type(plan.quoted_for) is None or plan.near or not passages:
-        return passages  # a follow-up's passages come from the lessons it looks at first
+    if asked_type(plan.quoted_for) is None or not passages:
+        return passages
     course = plan.course.title if plan.course is not None else None
+    # A follow-up's passages come from the lesson it chose among those just quoted: it reads more of that.
+    lesson = passages[0].lesson_number if plan.near and plan.lesson is None else plan.lesson
     seen = {found.place for found in passages}
-    extra = index.search(query, course=course, lesson=plan.lesson, k=WIDER)
+    extra = index.search(query, course=course, lesson=lesson, k=WIDER)
     return passages + [found for found in extra if found.place not in seen]
