@@ -106,7 +106,7 @@ class ExtractiveAnswerer:
 
     def _fact_about_context(self, plan: Plan, quotes: list[Quote]) -> list[Quote]:
         """For a fact asked about what a pronoun stands for ("who came up with it?"), the lead at the
-        sentence of that kind said next to where the topic is named; empty for any other question."""
+        sentence of that kind said just after the topic is named; empty for any other question."""
         kind = asked_type(plan.topic)
         if kind is None or not plan.context or not PRONOUN_RE.search(plan.topic):
             return []

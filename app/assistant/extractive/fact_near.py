@@ -1,5 +1,5 @@
 """A fact asked about what a follow-up points back to ("who came up with it?", "when was it built?"): the
-sentence holding a person, a time or a number that is said next to where the lecturer names that topic.
+sentence holding a person, a time or a number that is said just after the lecturer names that topic.
 
 The sentence that answers such a question shares nothing with it ("It was thought up by Pavlov." after
 "classical conditioning is ..."): what ties it to the topic is where it is said, not its words.
@@ -14,7 +14,8 @@ from app.assistant.extractive.quotes import Quote, SentenceScorer
 from app.assistant.extractive.sentences import is_filler
 from app.search.names import content_words
 
-# How many sentences away from the topic's naming sentence its fact may be said.
+# How many sentences after the topic's naming sentence its fact may be said: what comes before a topic is
+# named belongs to the one before it.
 NEAR = 2
 # How close (cosine) the naming sentence must be to the topic: saying its word in passing is not naming it.
 MIN_NAMING = 0.5
@@ -40,7 +41,7 @@ def fact_near_topic(
         near = [
             closeness[id(other)]
             for other in naming
-            if other.passage is quote.passage and abs(other.position - quote.position) <= NEAR
+            if other.passage is quote.passage and 0 <= quote.position - other.position <= NEAR
         ]
         if not near or max(near) < MIN_NAMING:
             continue
