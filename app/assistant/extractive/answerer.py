@@ -93,7 +93,11 @@ class ExtractiveAnswerer:
         passages = wider(self.index, plan, search_query(plan), result.passages)
         quotes = self.scorer.quotes(plan.quoted_for, passages)
         floor = MIN_RELEVANCE if not named else 0.0
-        opening = self._fact_about_context(plan, quotes) or lead(quotes, plan.overview, plan.term, floor)
+        opening = lead(quotes, plan.overview, plan.term, floor)
+        fact = self._fact_about_context(plan, quotes)
+        # The fact said where the topic is named comes first; the sentences the question's words find
+        # stay (a capitalised word is only a likely name).
+        opening = fact + [quote for quote in opening if quote not in fact] if fact else opening
         if not opening and plan.quoted_for != plan.query:
             # A follow-up's own words found nothing close ("why not run it over the whole library?"): the
             # sentences are read with the words its pronoun stands for too (their vectors are cached).
