@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.base import Exchange, Source
+from app.assistant.base import Exchange
 from app.assistant.extractive.answer_types import PERSON
 from app.assistant.extractive.fact_near import fact_near_topic
 from app.assistant.extractive.quotes import lead
@@ -34,7 +34,12 @@ FOLLOW_UP = "who first came up with it?"
 def passage(text: str, score: float, chunk: int) -> Passage:
     """A search hit of made-up lecture text."""
     return Passage(
-        course_title=COURSE, lesson_number=3, lesson_title="Learning", chunk_index=chunk, score=score, text=text
+        course_title=COURSE,
+        lesson_number=3,
+        lesson_title="Learning",
+        chunk_index=chunk,
+        score=score,
+        text=text,
     )
 
 
@@ -51,7 +56,8 @@ def test_the_name_said_next_to_where_the_topic_is_named_answers(scorer):
 def test_a_name_said_far_from_the_topic_is_no_answer(scorer):
     found = scorer.quotes(FOLLOW_UP, [passage(FAR_NAME, 0.7, 2)])
 
-    assert fact_near_topic(scorer, PERSON, f"{FOLLOW_UP} bell conditioning", "bell conditioning", found) is None
+    question = f"{FOLLOW_UP} bell conditioning"
+    assert fact_near_topic(scorer, PERSON, question, "bell conditioning", found) is None
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +78,7 @@ def lectures(tmp_path_factory):
 
 def test_who_came_up_with_it_quotes_the_person_named_by_the_topic(lectures):
     first = lectures.answer(PROMPT, [])
-    sources = [Source(label=s.label, course_title=s.course_title, lesson_number=s.lesson_number) for s in first.sources]
-    previous = Exchange(question=PROMPT, answer=first.markdown, sources=sources)
+    previous = Exchange(question=PROMPT, answer=first.markdown, sources=first.sources)
 
     follow = lectures.answer(FOLLOW_UP, [previous])
 

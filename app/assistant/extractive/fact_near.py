@@ -32,7 +32,9 @@ def fact_near_topic(
         return None
     query = scorer.embedder.embed_query(topic)
     vectors = scorer.vectors.get([quote.sentence for quote in naming])
-    closeness = {id(quote): float(np.dot(query, vector)) for quote, vector in zip(naming, vectors, strict=True)}
+    closeness = {
+        id(quote): float(np.dot(query, vector)) for quote, vector in zip(naming, vectors, strict=True)
+    }
     known = set(content_words(f"{question} {topic}"))  # the question's words name what is asked about
     best: tuple[float, Quote] | None = None
     for quote in quotes:
