@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.base import Exchange
+from app.assistant.base import Exchange, Source
 from app.assistant.extractive.answer_types import PERSON
 from app.assistant.extractive.fact_near import fact_near_topic
 from app.assistant.extractive.quotes import lead
@@ -26,6 +26,15 @@ FAR_NAME = (
     "Bell conditioning was the topic of the whole morning, with many examples from the kitchen. We talked "
     "about food and smells for a long time. Then the class had a break for lunch. The room was very cold. "
     "Later the class met Dana Quist from the library."
+)
+MORE = (
+    "Bell conditioning fades when the bell keeps ringing without food; we call that extinction. After a rest "
+    "the drooling comes back for a while, which is spontaneous recovery. A tone close to the bell works "
+    "too, and a tone far from it does not: the dogs generalise, then learn to tell the two apart."
+)
+ELSEWHERE = (
+    "Memory for a bell conditioning session lasts for weeks, in dogs as in people. Short-term memory holds "
+    "about seven items; rehearsal moves them into long-term memory, where they are stored by meaning."
 )
 PROMPT = "explain bell conditioning"
 FOLLOW_UP = "who first came up with it?"
@@ -69,7 +78,8 @@ def lectures(tmp_path_factory):
 
     library = Library(tmp_path_factory.mktemp("mind"))
     lines = [f"Course Title: {COURSE}", "Course Instructor: Test Person", "Lesson 1: Learning"]
-    lines += ["Lesson Link: https://example.com/1", OTHER_NAME, "", FAR_NAME, "", NAMED_TOPIC]
+    lines += ["Lesson Link: https://example.com/1", OTHER_NAME, "", FAR_NAME, "", NAMED_TOPIC, "", MORE]
+    lines += ["Lesson 2: Memory", "Lesson Link: https://example.com/2", ELSEWHERE]
     (library.docs / "mind.txt").write_text("\n".join(lines) + "\n")
     report = library.indexer.sync()
     assert not report.problems, report.problems
@@ -84,6 +94,21 @@ def test_who_came_up_with_it_quotes_the_person_named_by_the_topic(lectures):
 
     assert "dreamt up by Marlowe" in follow.markdown
     assert follow.sources and follow.sources[0].course_title == COURSE
+
+
+def test_a_fact_follow_up_reads_more_of_the_lesson_it_answers_from(lectures):
+    from app.assistant.extractive.retrieve import search_query, wider
+
+    cited = [Source(label="Learning", course_title=COURSE, lesson_number=1)]
+    plan = lectures.plan(FOLLOW_UP, [Exchange(question=PROMPT, answer=NAMED_TOPIC, sources=cited)])
+    found = lectures.index.search(search_query(plan), course=COURSE, lesson=1, k=1)
+
+    read = wider(lectures.index, plan, search_query(plan), found)
+
+    assert plan.near == (1,) and len(read) > len(found)
+    # Read across the course, the memory lesson's passage would come in too.
+    assert {passage.lesson_number for passage in read} == {1}
+    assert 2 in {passage.lesson_number for passage in lectures.index.search(search_query(plan), k=10)}
 
 
 def test_a_fact_question_that_points_back_to_nothing_keeps_the_usual_lead(lectures):

@@ -47,8 +47,11 @@ def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -
     if asked_type(plan.quoted_for) is None or not passages:
         return passages
     course = plan.course.title if plan.course is not None else None
-    # A follow-up's passages come from the lesson it chose among those just quoted: it reads more of that.
-    lesson = passages[0].lesson_number if plan.near and plan.lesson is None else plan.lesson
+    lesson = plan.lesson
+    lessons = {found.lesson_number for found in passages}
+    if lesson is None and len(lessons) == 1 and lessons <= set(plan.near):
+        # A follow-up answered from one of the lessons just quoted reads more of that lesson.
+        lesson = passages[0].lesson_number
     seen = {found.place for found in passages}
     extra = index.search(query, course=course, lesson=lesson, k=WIDER)
     return passages + [found for found in extra if found.place not in seen]
