@@ -57,6 +57,8 @@ def test_the_kind_of_fact_a_question_asks_for(question, kind):
         (PERSON, "And I think the Bell experiment shows it.", False),  # a word of the question is no answer
         (TIME, "That was back in 1927, in the spring.", True),
         (TIME, "The dog learned it quickly.", False),
+        (TIME, "Some of you may have seen this episode.", False),  # "may" the verb is no month
+        (TIME, "The paper came out in May.", True),
         (NUMBER, "It strikes about one in a thousand people.", True),
         (NUMBER, "30% on the midterm and 40% on the final.", True),
         (NUMBER, "It strikes people, mostly boys.", False),

@@ -38,14 +38,14 @@ _ROLES = re.compile(
 )
 # A capitalised word that is no name: the pronoun I and its contractions, titles of address aside.
 _NOT_NAMES = {"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "oh", "um", "uh", "yeah", "so", "and", "but"}
+# Capitalised only: "may" and "march" are verbs as often as months.
 _MONTHS = (
-    r"january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"January|February|March|April|May|June|July|August|September|October|November|December|"
+    r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
 )
 _TIME = re.compile(
-    r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b[0-9]0s\b|\b(?:century|centuries|decade|decades|ago)\b"
-    r"|\b(?:" + _MONTHS + r")\b",
-    re.I,
+    r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b[0-9]0s\b|\b(?i:century|centuries|decade|decades|ago)\b"
+    r"|\b(?:" + _MONTHS + r")\b"
 )
 _NUMBER = re.compile(
     r"[0-9]|%|\b(?:percent|per cent|half|quarter|twice|dozen|hundred|hundreds|thousand|thousands|"

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
+from app.assistant.extractive.answer_types import asked_type
 from app.assistant.extractive.comparison import distinctive, named_lesson, without_title
 from app.assistant.extractive.confidence import (
     MIN_CONFIDENCE,
@@ -19,8 +20,18 @@ from app.assistant.extractive.confidence import (
     signals,
     unmentioned,
 )
+from app.assistant.extractive.fact_near import fact_near_topic
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
-from app.assistant.extractive.quotes import MIN_RELEVANCE, Quote, SentenceScorer, apart, lead, more, more_of
+from app.assistant.extractive.quotes import (
+    MIN_RELEVANCE,
+    Quote,
+    SentenceScorer,
+    apart,
+    lead,
+    lead_at,
+    more,
+    more_of,
+)
 from app.assistant.extractive.render import (
     OUTLINE_NOTE,
     SEARCH_NOTE,
@@ -85,6 +96,10 @@ class ExtractiveAnswerer:
         quotes = self.scorer.quotes(plan.quoted_for, passages)
         floor = MIN_RELEVANCE if not named else 0.0
         opening = lead(quotes, plan.overview, plan.term, floor)
+        fact = self._fact_about_context(plan, quotes)
+        # The fact said where the topic is named comes first; the sentences the question's words find
+        # stay (a capitalised word is only a likely name).
+        opening = fact + [quote for quote in opening if quote not in fact] if fact else opening
         if not opening and plan.quoted_for != plan.query:
             # A follow-up's own words found nothing close ("why not run it over the whole library?"): the
             # sentences are read with the words its pronoun stands for too (their vectors are cached).
@@ -94,6 +109,15 @@ class ExtractiveAnswerer:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
         body, sources = render_quotes(opening + more(quotes, opening, plan.term))
         return reply(note, body, sources, True).model_copy(update={"confidence": measured.confidence})
+
+    def _fact_about_context(self, plan: Plan, quotes: list[Quote]) -> list[Quote]:
+        """For a fact asked about what a pronoun stands for ("who came up with it?"), the lead at the
+        sentence of that kind said just after the topic is named; empty for any other question."""
+        kind = asked_type(plan.topic)
+        if kind is None or not plan.context or not PRONOUN_RE.search(plan.topic):
+            return []
+        fact = fact_near_topic(self.scorer, kind, plan.query, plan.context, quotes)
+        return lead_at(quotes, fact) if fact is not None else []
 
     def _retrieve(self, plan: Plan) -> ToolResult:
         """The passages for a plan. A follow-up is about the previous answer: it looks first in the lessons

@@ -175,6 +175,11 @@ def lead(
     return _trimmed(_saying(_complete(window, quotes), quotes))
 
 
+def lead_at(quotes: list[Quote], anchor: Quote) -> list[Quote]:
+    """A lead opening on a sentence chosen by other means, with its neighbours as any lead has them."""
+    return _trimmed(_saying(_complete(_window(quotes, anchor), quotes), quotes))
+
+
 def more(quotes: list[Quote], lead: list[Quote], term: list[str] | None = None) -> list[Quote]:
     """The best other sentences: on topic, close to the lead's score, from passages near the best one.
 

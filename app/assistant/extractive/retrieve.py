@@ -44,9 +44,14 @@ def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -
 
     Straight from the index, not the search tool: the tool returns MAX_RESULTS passages, this reads more.
     """
-    if asked_type(plan.quoted_for) is None or plan.near or not passages:
-        return passages  # a follow-up's passages come from the lessons it looks at first
+    if asked_type(plan.quoted_for) is None or not passages:
+        return passages
     course = plan.course.title if plan.course is not None else None
+    lesson = plan.lesson
+    lessons = {found.lesson_number for found in passages}
+    if lesson is None and len(lessons) == 1 and lessons <= set(plan.near):
+        # A follow-up answered from one of the lessons just quoted reads more of that lesson.
+        lesson = passages[0].lesson_number
     seen = {found.place for found in passages}
-    extra = index.search(query, course=course, lesson=plan.lesson, k=WIDER)
+    extra = index.search(query, course=course, lesson=lesson, k=WIDER)
     return passages + [found for found in extra if found.place not in seen]
