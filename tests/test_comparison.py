@@ -71,6 +71,38 @@ VECTOR = "Vector Databases from Scratch"
                 "Re-ranking in re-ranking after quantization - what do both courses say?",
             ),
         ),
+        # "differ from", "different than", "compare to", "distinguishes … from": the two things around it.
+        (
+            "How does caching in the Redis course differ from batching in the Kafka course?",
+            ("How does caching in the Redis course", "How does batching in the Kafka course?"),
+        ),
+        ("How is a bloom filter different than a hash set?", ("How is a bloom filter", "How is a hash set?")),
+        (
+            "cooking course: how does braising compare to roasting, and which is slower?",
+            (
+                "cooking course: how does braising and which is slower?",
+                "cooking course: how does roasting, and which is slower?",
+            ),
+        ),
+        (
+            "What distinguishes a mutex from a semaphore?",
+            ("What distinguishes a mutex", "What distinguishes a semaphore?"),
+        ),
+        # "or" in a question that asks to choose.
+        (
+            "Which is faster, quicksort or mergesort?",
+            ("Which is faster, quicksort", "Which is faster, mergesort?"),
+        ),
+        # A one-word first thing shares what the second says after its own first word.
+        (
+            "What is the difference between dense and sparse vectors?",
+            (
+                "What is the difference between dense vectors?",
+                "What is the difference between sparse vectors?",
+            ),
+        ),
+        ("tools vs resources in MCP", ("tools in MCP", "resources in MCP")),
+        ("Compare HNSW and IVF indexes", ("Compare HNSW", "Compare IVF indexes")),
     ],
 )
 def test_a_comparison_splits_into_one_question_per_compared_thing(question, halves):
@@ -88,6 +120,10 @@ def test_a_comparison_splits_into_one_question_per_compared_thing(question, halv
         "Compare",
         "How do I combine keyword search and vector search results?",
         "How do Flask and HTMX render a page?",  # no verb of the question's own after the two subjects
+        "How do the two lists differ?",
+        "How does it differ from a marker?",  # a follow-up about one thing
+        "Which lesson covers fixtures or markers?",  # "or" without a choice
+        "So should the lion eat the sheep or not?",
     ],
 )
 def test_a_plain_and_is_no_comparison(question):
@@ -105,6 +141,8 @@ def answerer(services):
     [
         ("Compare fixtures and parametrize in pytest", [(PYTEST, 2), (PYTEST, 3)]),
         ("What is the difference between HNSW graphs and metadata filtering?", [(VECTOR, 2), (VECTOR, 3)]),
+        ("How do HNSW graphs differ from metadata filtering?", [(VECTOR, 2), (VECTOR, 3)]),
+        ("Which should I pick, fixtures or parametrize?", [(PYTEST, 2), (PYTEST, 3)]),
     ],
 )
 def test_a_comparison_quotes_a_passage_for_each_half(answerer, question, lessons):

@@ -15,8 +15,16 @@ from __future__ import annotations
 
 import re
 
+from app.search.names import FUNCTION_WORDS, stem
+
 CUE_RE = re.compile(
-    r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?|differs?|contrast)\b",
+    r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?|differs?|contrast"
+    r"|distinguish(?:es)?)\b",
+    re.IGNORECASE,
+)
+# A question that asks to choose between two things joined by "or".
+CHOICE_RE = re.compile(
+    r"\b(?:better|worse|prefer|preferred|choose|pick|rather|whether|which (?:is|one|should|would|to))\b",
     re.IGNORECASE,
 )
 COURSE_RE = re.compile(r"\b(?:course|class|lecture|lesson)\b", re.IGNORECASE)
@@ -30,7 +38,7 @@ LEFT_STOPS = frozenset(
         "how", "what", "why", "where", "when", "which", "who", "do", "does", "did", "is", "are", "was",
         "were", "should", "must", "can", "could", "would", "will", "say", "says", "in", "of", "about", "for",
         "on", "from", "with", "to", "at", "by", "compare", "between", "both", "each", "either", "explain",
-        "describe", "contrast",
+        "describe", "contrast", "use", "using", "choose", "pick", "prefer",
     }
 )  # fmt: skip
 # Words that end the second phrase, read rightwards from the joiner.
@@ -52,6 +60,22 @@ CHANGE_VERBS = frozenset(
     }
 )  # fmt: skip
 PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it", "people", "one"})
+# "How does A differ from B", "How is A different than B", "How does A compare to B": the words between.
+DIFFER_PAIRS = frozenset(
+    {
+        (word, joiner)
+        for word in ("differ", "differs", "differed", "different", "differently", "distinct")
+        for joiner in ("from", "than")
+    }
+    | {(word, joiner) for word in ("compare", "compares") for joiner in ("to", "with", "against")}
+)
+# "What distinguishes A from B", "How do you tell A from B": the word before A.
+DISTINGUISH_WORDS = frozenset({"distinguish", "distinguishes", "separates", "separate"})
+RECIPROCALS = frozenset({"each other", "one another"})
+# Where A starts, read leftwards from "differ": after the question's opening words.
+OPENINGS = QUESTION_WORDS | frozenset(
+    {"do", "does", "did", "is", "are", "was", "were", "makes", "make", "made", "way", "ways"}
+)
 # The second phrase takes at most this many words more than the first (or MIN_SECOND in all).
 EXTRA_WORDS = 1
 MIN_SECOND = 4
@@ -62,15 +86,55 @@ DASHES = frozenset({"-", "–", "—"})
 def split_comparison(question: str) -> tuple[str, str] | None:
     """Two questions, one per compared thing, or None when the question compares nothing.
 
-    Each joining word is tried from the last: "What do the CNN lecture and the brain lecture say about
-    vision and faces?" is split at its first "and", the one between two lectures.
+    "How does A differ from B?" compares A and B. Otherwise each joining word is tried from the last: "What
+    do the CNN lecture and the brain lecture say about vision and faces?" is split at its first "and", the
+    one between two lectures.
     """
     words = question.split()
+    differ = _differ(words)
+    if differ is not None:
+        return differ
     for joint in _joints(words):
         halves = _split_at(question, words, joint)
         if halves is not None:
             return halves
     return _change(words)
+
+
+def _differ(words: list[str]) -> tuple[str, str] | None:
+    """ "How does A differ from B?", "How is A different than B?", "What distinguishes A from B?", "How does
+    A compare to B?": A and B,
+    each with the question's opening and what it asks after them ("…, and when is each used?").
+
+    A is the words between the question's opening (a question word, its auxiliary or verb) and "differ"; B
+    runs from "from" up to punctuation or a new question word.
+    """
+    lowered = [word.lower().strip(PUNCTUATION) for word in words]
+    for at in range(1, len(words) - 1):
+        if (lowered[at], lowered[at + 1]) in DIFFER_PAIRS:
+            start, end = at, at + 2
+        elif lowered[at] in DISTINGUISH_WORDS and "from" in lowered[at + 2 :]:
+            start, end = lowered.index("from", at + 2), lowered.index("from", at + 2) + 1
+        else:
+            continue
+        left = start
+        while left > 0 and lowered[left - 1] not in OPENINGS and words[left - 1][-1] not in PUNCTUATION:
+            left -= 1
+        if lowered[at] in DISTINGUISH_WORDS:
+            left = at + 1
+        right = end
+        while right < len(words) and lowered[right] not in QUESTION_WORDS and words[right] not in DASHES:
+            right += 1
+            if words[right - 1][-1] in PUNCTUATION:
+                break
+        first, second = " ".join(words[left:start]), " ".join(words[end:right])
+        if not (_has_words(first) and _has_words(second)) or lowered[left] in PRONOUNS:
+            return None
+        if " ".join(lowered[end:right]) in RECIPROCALS:  # "how do A and B compare with each other"
+            return None
+        opening, rest = words[:left], words[right:]
+        return " ".join([*opening, first.rstrip(PUNCTUATION), *rest]), " ".join([*opening, second, *rest])
+    return None
 
 
 def _change(words: list[str]) -> tuple[str, str] | None:
@@ -104,13 +168,27 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         return None
     repeated = left > 0 and end < len(words) and words[left - 1].lower() == words[end].lower() in PREPOSITIONS
     courses = all(COURSE_RE.search(" ".join(phrase)) for phrase in (words[left:start], words[end:right]))
-    if not (CUE_RE.search(question) or repeated or courses):
+    chosen = words[start].lower() == "or"  # only joins when the question asks to choose (see `_joints`)
+    if not (CUE_RE.search(question) or repeated or courses or chosen):
         if not _two_subjects(words, left, start):
             return None
         right = _subject_end(words, end)
-    first = " ".join(words[:start] + words[right:])
+    first = " ".join(words[:start] + _shared_head(words[left:start], words[end:right]) + words[right:])
     second = " ".join(words[:left] + words[end:])
     return first, second
+
+
+def _shared_head(first: list[str], second: list[str]) -> list[str]:
+    """The words a one-word first phrase shares with the second: "dense and sparse retrieval" compares dense
+    retrieval with sparse retrieval, "tools vs resources in MCP" tools in MCP. A name ("HNSW and IVF
+    indexes"), a second phrase opening on a function word ("dense vs the others") or on the first thing
+    ("fixtures and fixture setup") shares nothing."""
+    if len(first) != 1 or len(second) < 2 or not (first[0].islower() or first[0].isdigit()):
+        return []
+    if not (second[0].islower() or second[0].isdigit()) or second[0].lower() in FUNCTION_WORDS:
+        return []
+    # "fixtures and fixture setup": the second is a part of the first, not another kind of the same thing.
+    return [] if stem(first[0]) == stem(second[0]) else second[1:]
 
 
 def _joints(words: list[str]) -> list[tuple[int, int]]:
@@ -136,6 +214,13 @@ def _joints(words: list[str]) -> list[tuple[int, int]]:
         for position in range(len(words) - 1, 0, -1)
         if words[position].lower().rstrip(",") == "and"
     ]
+    # "Which is faster, A or B?": an "or" joins two things to choose between ("… or not?" joins none).
+    if CHOICE_RE.search(" ".join(words)):
+        joints += [
+            (position, position + 1)
+            for position in range(len(words) - 2, 0, -1)
+            if words[position].lower() == "or" and words[position + 1].lower().strip(PUNCTUATION) != "not"
+        ]
     return joints
 
 
