@@ -304,3 +304,48 @@ def test_a_half_naming_no_lesson_leaves_the_lesson_the_other_half_names(lectures
         "How does the Skinner lecture explain learning, and how else is learning studied?", []
     )
     assert [source.lesson_number for source in answer.sources] == [1, 2]
+
+
+TUNING = "\n".join(
+    [
+        "Course Title: Index Tuning Notes",
+        "Course Instructor: Test Person",
+        "Lesson 1: Trade-offs",
+        "Lesson Link: https://example.com/tuning/1",
+        "Every index has a setting that trades recall for speed. The best setting is the fastest one that "
+        "still meets your recall target. Measure recall and speed together on your own queries.",
+        "Lesson 2: Graph Indexes",
+        "Lesson Link: https://example.com/tuning/2",
+        "A skipgraph links every vector to a few of its neighbours. A query walks the links from an entry "
+        "point. The beam width is the skipgraph's knob: a wider beam finds more true neighbours but answers "
+        "more slowly.",
+        "Lesson 3: Clustered Indexes",
+        "Lesson Link: https://example.com/tuning/3",
+        "Bucketing sorts the vectors into buckets around trained centroids. A query only opens the buckets "
+        "nearest to it. The probe count is bucketing's knob: more probes raise recall and cost time.",
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def tuning(tmp_path_factory):
+    """An extractive answerer over a three-lesson course of its own, on the real embedding model."""
+    from app.assistant.extractive import ExtractiveAnswerer
+    from app.assistant.tools import ToolBox
+    from tests.helpers import Library
+
+    root = tmp_path_factory.mktemp("tuning")
+    library = Library(root)
+    (library.docs / "tuning.txt").write_text(TUNING)
+    assert not library.indexer.sync().problems
+    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+
+
+def test_each_half_is_answered_by_what_speaks_of_its_own_subject(tuning):
+    # Both halves share "which setting trades recall for speed": the general lesson says that best, but
+    # each half is answered from what says its own subject.
+    answer = tuning.answer(
+        "Compare skipgraph and bucketing - which setting trades recall for speed in each?", []
+    )
+    assert [source.lesson_number for source in answer.sources] == [2, 3]
+    assert "beam width" in answer.markdown and "probe count" in answer.markdown
