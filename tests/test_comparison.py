@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.assistant.extractive.comparison import named_lesson, split_comparison, without_title
+from app.assistant.extractive.comparison import named_lesson, own_subject, split_comparison, without_title
 from app.search.models import CourseRecord, LessonInfo
 
 PYTEST = "Python Testing with Pytest"
@@ -349,3 +349,24 @@ def test_each_half_is_answered_by_what_speaks_of_its_own_subject(tuning):
     )
     assert [source.lesson_number for source in answer.sources] == [2, 3]
     assert "beam width" in answer.markdown and "probe count" in answer.markdown
+
+
+@pytest.mark.parametrize(
+    ("half", "other", "own"),
+    [
+        (
+            "bucketing - which setting trades recall for speed?",
+            "skipgraph - which setting trades recall?",
+            {"bucket"},
+        ),
+        # "the CNN lecture" says where to look, not what the passage must say.
+        (
+            "What does the CNN lecture say about vision?",
+            "What does the brain lecture say about vision?",
+            set(),
+        ),
+        ("What does the CNN lecture say about pooling?", "What does it say about vision?", {"pool"}),
+    ],
+)
+def test_a_halfs_own_subject_is_what_tells_it_apart_without_naming_a_lecture(half, other, own):
+    assert own_subject(half, other) == own
