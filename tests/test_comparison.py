@@ -356,7 +356,7 @@ def test_each_half_is_answered_by_what_speaks_of_its_own_subject(tuning):
     [
         (
             "bucketing - which setting trades recall for speed?",
-            "skipgraph - which setting trades recall?",
+            "skipgraph - which setting trades recall for speed?",
             {"bucket"},
         ),
         # "the CNN lecture" says where to look, not what the passage must say.
