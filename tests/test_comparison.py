@@ -102,6 +102,11 @@ VECTOR = "Vector Databases from Scratch"
             ),
         ),
         ("tools vs resources in MCP", ("tools in MCP", "resources in MCP")),
+        # "How are A and B different?": a likeness after two subjects, as a verb after "how do A and B".
+        (
+            "How are mutexes and semaphores different?",
+            ("How are mutexes different?", "How are semaphores different?"),
+        ),
         ("Compare HNSW and IVF indexes", ("Compare HNSW", "Compare IVF indexes")),
     ],
 )
@@ -124,6 +129,7 @@ def test_a_comparison_splits_into_one_question_per_compared_thing(question, halv
         "How does it differ from a marker?",  # a follow-up about one thing
         "Which lesson covers fixtures or markers?",  # "or" without a choice
         "So should the lion eat the sheep or not?",
+        "How are mutexes and semaphores used?",
     ],
 )
 def test_a_plain_and_is_no_comparison(question):

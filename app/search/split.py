@@ -43,12 +43,14 @@ LEFT_STOPS = frozenset(
 )  # fmt: skip
 # Words that end the second phrase, read rightwards from the joiner.
 RIGHT_STOPS = frozenset({"each", "both", "say", "says", "do", "does", "is", "are", "differ", "compare"})
-# "How do A and B change …": the verb after two subjects ends the second one (no length limit there).
-SUBJECT_AUXILIARIES = frozenset({"do", "did"})
+# "How do A and B change …", "How are A and B different?": the verb (or the likeness) after two subjects
+# ends the second one (no length limit there).
+SUBJECT_AUXILIARIES = frozenset({"do", "did", "are", "were"})
 SUBJECT_VERBS = frozenset(
     {
         "change", "affect", "work", "use", "relate", "explain", "define", "handle", "treat", "show",
         "differ", "compare", "say", "mean", "lead", "make", "help", "cause", "influence", "shape", "fit",
+        "different", "similar", "alike", "related",
     }
 )  # fmt: skip
 # "X dropped from A to B": a change between two moments or states, each its own question.
@@ -251,14 +253,14 @@ def _two_subjects(words: list[str], left: int, joiner: int) -> bool:
         and words[left - 1].lower() in SUBJECT_AUXILIARIES
         and words[left - 2].lower() in QUESTION_WORDS
     )
-    verb = any(word.lower() in SUBJECT_VERBS for word in words[joiner + 1 :])
+    verb = any(word.lower().strip(PUNCTUATION) in SUBJECT_VERBS for word in words[joiner + 1 :])
     return framed and left < joiner and words[left].lower() not in PRONOUNS and verb
 
 
 def _subject_end(words: list[str], start: int) -> int:
     """Where the second subject ends: at the question's verb."""
     position = start
-    while position < len(words) and words[position].lower() not in SUBJECT_VERBS:
+    while position < len(words) and words[position].lower().strip(PUNCTUATION) not in SUBJECT_VERBS:
         position += 1
     return position
 
