@@ -107,7 +107,13 @@ VECTOR = "Vector Databases from Scratch"
             "How are mutexes and semaphores different?",
             ("How are mutexes different?", "How are semaphores different?"),
         ),
-        ("Compare HNSW and IVF indexes", ("Compare HNSW", "Compare IVF indexes")),
+        # A name against a name: the second is the name alone, and what follows is both halves'.
+        ("Compare HNSW and IVF indexes", ("Compare HNSW indexes", "Compare IVF indexes")),
+        (
+            "How does each of Redis and Kafka handle retries?",
+            ("How does each of Redis handle retries?", "How does each of Kafka handle retries?"),
+        ),
+        ("Compare Freud and Carl Jung on dreams", ("Compare Freud on dreams", "Compare Carl Jung on dreams")),
     ],
 )
 def test_a_comparison_splits_into_one_question_per_compared_thing(question, halves):

@@ -166,6 +166,8 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         return (first, second) if _has_words(first) and _has_words(second) else None
     left = _phrase_start(words, start)
     right = _phrase_end(words, end, start - left)
+    if start - left == 1 and _is_name(words[left]) and end < len(words) and _is_name(words[end]):
+        right = _name_end(words, end)  # "Freud and Skinner get criticised": a name against a name
     if left == start or right == end:
         return None
     repeated = left > 0 and end < len(words) and words[left - 1].lower() == words[end].lower() in PREPOSITIONS
@@ -178,6 +180,21 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
     first = " ".join(words[:start] + _shared_head(words[left:start], words[end:right]) + words[right:])
     second = " ".join(words[:left] + words[end:])
     return first, second
+
+
+def _is_name(word: str) -> bool:
+    """True for a word written as a name or an acronym ("Freud", "HNSW"), not a sentence's first word."""
+    return word[:1].isupper()
+
+
+def _name_end(words: list[str], start: int) -> int:
+    """Where a name that starts at `start` ends: after its capitalised words ("Carl Jung"), or punctuation."""
+    position = start
+    while position < len(words) and _is_name(words[position]):
+        position += 1
+        if words[position - 1][-1] in PUNCTUATION:
+            break
+    return position
 
 
 def _shared_head(first: list[str], second: list[str]) -> list[str]:
