@@ -12,6 +12,7 @@ from app.search.models import CourseRecord, LessonInfo
 
 PYTEST = "Python Testing with Pytest"
 VECTOR = "Vector Databases from Scratch"
+RAG = "Retrieval-Augmented Generation in Practice"
 
 
 @pytest.mark.parametrize(
@@ -155,6 +156,12 @@ def answerer(services):
         ("What is the difference between HNSW graphs and metadata filtering?", [(VECTOR, 2), (VECTOR, 3)]),
         ("How do HNSW graphs differ from metadata filtering?", [(VECTOR, 2), (VECTOR, 3)]),
         ("Which should I pick, fixtures or parametrize?", [(PYTEST, 2), (PYTEST, 3)]),
+        # Each half names its own course.
+        (
+            "How does chunk overlap in the RAG course differ from graph layers in the vector databases "
+            "course?",
+            [(RAG, 2), (VECTOR, 2)],
+        ),
     ],
 )
 def test_a_comparison_quotes_a_passage_for_each_half(answerer, question, lessons):
