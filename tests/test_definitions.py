@@ -38,6 +38,8 @@ def test_a_definition_question_names_its_term(question, term):
         ("A test asks for a fixture simply by naming it as a parameter.", False),
         # An indirect question names the term without saying what it is.
         ("So now that we know what a fixture is, let's write one.", False),
+        # The term as what the sentence does something with.
+        ("Part of the problem with using a fixture here is that it runs once.", False),
     ],
 )
 def test_a_defining_sentence_opens_with_the_term_and_says_what_it_is(sentence, expected):

@@ -10,6 +10,9 @@ from app.search.names import STOPWORDS, content_words, stem, tokens
 DEFINING_VERBS = frozenset({"is", "are", "stand", "mean", "refer", "describe"})
 # A term after one of these is in an indirect question ("we know what X is"), which defines nothing.
 ASKING_WORDS = frozenset({"what", "how", "why", "which", "whether"})
+# A term right after one of these is what the sentence does something with, not what it defines.
+OBJECT_MARKERS = frozenset({"using", "with", "about", "for", "on", "by", "from"})
+ARTICLES = frozenset({"a", "an", "the", "this", "these", "that", "those"})
 # The term comes early (a definition starts with it), its verb right after (", or RAG," may come between).
 TERM_WITHIN = 12
 VERB_WITHIN = 5
@@ -42,6 +45,11 @@ def _opens_with(words: list[str], term: list[str]) -> bool:
     if DEFINING_VERBS & set(words[:last]):  # "The idea is that a fixture …": the term is not the subject
         return False
     if ASKING_WORDS & set(words[:last]):  # "now that we know what a fixture is": a question, not an answer
+        return False
+    before = last - len(term)
+    while before > 0 and words[before] in ARTICLES:
+        before -= 1
+    if before >= 0 and words[before] in OBJECT_MARKERS:  # "the problem with using a fixture here is …"
         return False
     return bool(DEFINING_VERBS & set(words[last + 1 : last + 1 + VERB_WITHIN]))
 
