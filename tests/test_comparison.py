@@ -103,10 +103,11 @@ RAG = "Retrieval-Augmented Generation in Practice"
             ),
         ),
         ("tools vs resources in MCP", ("tools in MCP", "resources in MCP")),
-        # "How are A and B different?": a likeness after two subjects, as a verb after "how do A and B".
+        # "How are A and B different?": a likeness after two subjects ends the second, and each half is about
+        # its own subject alone.
         (
             "How are mutexes and semaphores different?",
-            ("How are mutexes different?", "How are semaphores different?"),
+            ("How are mutexes?", "How are semaphores?"),
         ),
         # A name against a name: the second is the name alone, and what follows is both halves'.
         ("Compare HNSW and IVF indexes", ("Compare HNSW indexes", "Compare IVF indexes")),

@@ -53,6 +53,7 @@ SUBJECT_VERBS = frozenset(
         "different", "similar", "alike", "related",
     }
 )  # fmt: skip
+LIKENESS = frozenset({"different", "similar", "alike", "related"})
 # "X dropped from A to B": a change between two moments or states, each its own question.
 CHANGE_VERBS = frozenset(
     {
@@ -177,9 +178,23 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         if not _two_subjects(words, left, start):
             return None
         right = _subject_end(words, end)
+        words = _without_likeness(words, right)
     first = " ".join(words[:start] + _shared_head(words[left:start], words[end:right]) + words[right:])
     second = " ".join(words[:left] + words[end:])
-    return first, second
+    return _tidy(first), _tidy(second)
+
+
+def _tidy(text: str) -> str:
+    """The text with single spaces and no space before punctuation."""
+    return re.sub(r"\s+([?.!,;:])", r"\1", " ".join(text.split()))
+
+
+def _without_likeness(words: list[str], at: int) -> list[str]:
+    """The words without the likeness at `at` ("How are A and B different?"): it asks to compare, and each
+    half is about its own subject. Its punctuation stays."""
+    if at >= len(words) or words[at].lower().strip(PUNCTUATION) not in LIKENESS:
+        return words
+    return [*words[:at], words[at][len(words[at].rstrip(PUNCTUATION)) :], *words[at + 1 :]]
 
 
 def _is_name(word: str) -> bool:
