@@ -7,7 +7,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.assistant.extractive.comparison import named_lesson, own_subject, split_comparison, without_title
+from app.assistant.extractive.comparison import (
+    CUE_RE,
+    named_lesson,
+    own_subject,
+    split_comparison,
+    without_title,
+)
 from app.search.models import CourseRecord, LessonInfo
 
 PYTEST = "Python Testing with Pytest"
@@ -390,3 +396,14 @@ def test_each_half_is_answered_by_what_speaks_of_its_own_subject(tuning):
 )
 def test_a_halfs_own_subject_is_what_tells_it_apart_without_naming_a_lecture(half, other, own):
     assert own_subject(half, other) == own
+
+
+def test_the_comparison_cue_leaves_a_half_with_its_own_words():
+    # "difference between" asks to compare: neither word is what a half is about.
+    assert CUE_RE.sub(" ", "What is the difference between a mutex?").split() == [
+        "What",
+        "is",
+        "the",
+        "a",
+        "mutex?",
+    ]

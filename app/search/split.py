@@ -18,7 +18,7 @@ import re
 from app.search.names import FUNCTION_WORDS, stem
 
 CUE_RE = re.compile(
-    r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?|differs?|contrast"
+    r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?(?:\s+between)?|differs?|contrast"
     r"|distinguish(?:es)?)\b",
     re.IGNORECASE,
 )
