@@ -287,18 +287,22 @@ LECTURES = "\n".join(
 )
 
 
-@pytest.fixture(scope="module")
-def lectures(tmp_path_factory):
-    """An extractive answerer over a two-lecture course of its own, on the real embedding model."""
+def answerer_over(tmp_path_factory, name: str, text: str):
+    """An extractive answerer over one course file of made-up text, on the real embedding model."""
     from app.assistant.extractive import ExtractiveAnswerer
     from app.assistant.tools import ToolBox
     from tests.helpers import Library
 
-    root = tmp_path_factory.mktemp("lectures")
-    library = Library(root)
-    (library.docs / "lectures.txt").write_text(LECTURES)
+    library = Library(tmp_path_factory.mktemp(name))
+    (library.docs / f"{name}.txt").write_text(text)
     assert not library.indexer.sync().problems
     return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+
+
+@pytest.fixture(scope="module")
+def lectures(tmp_path_factory):
+    """An extractive answerer over a two-lecture course of its own."""
+    return answerer_over(tmp_path_factory, "lectures", LECTURES)
 
 
 def test_a_comparison_of_two_lectures_named_by_title_quotes_both(lectures):
@@ -355,16 +359,8 @@ TUNING = "\n".join(
 
 @pytest.fixture(scope="module")
 def tuning(tmp_path_factory):
-    """An extractive answerer over a three-lesson course of its own, on the real embedding model."""
-    from app.assistant.extractive import ExtractiveAnswerer
-    from app.assistant.tools import ToolBox
-    from tests.helpers import Library
-
-    root = tmp_path_factory.mktemp("tuning")
-    library = Library(root)
-    (library.docs / "tuning.txt").write_text(TUNING)
-    assert not library.indexer.sync().problems
-    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    """An extractive answerer over a three-lesson course of its own."""
+    return answerer_over(tmp_path_factory, "tuning", TUNING)
 
 
 def test_each_half_is_answered_by_what_speaks_of_its_own_subject(tuning):
