@@ -11,6 +11,7 @@ from app.assistant.extractive.comparison import (
     CUE_RE,
     named_lesson,
     own_subject,
+    says,
     split_comparison,
     without_title,
 )
@@ -403,3 +404,16 @@ def test_the_comparison_cue_leaves_a_half_with_its_own_words():
         "a",
         "mutex?",
     ]
+
+
+@pytest.mark.parametrize(
+    ("own", "words", "expected"),
+    [
+        ({"cach"}, {"prompt", "cache"}, True),  # "caching" and "cache" stem apart
+        ({"reranker"}, {"rerank"}, True),
+        ({"ivf"}, {"hnsw", "graph"}, False),
+        ({"art"}, {"artificial"}, False),  # too short to be read as the start of another word
+    ],
+)
+def test_a_passage_says_a_halfs_subject_in_any_form_of_its_word(own, words, expected):
+    assert says(own, words) is expected

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
-from app.assistant.extractive.comparison import distinctive, named_lesson, own_subject, without_title
+from app.assistant.extractive.comparison import distinctive, named_lesson, own_subject, says, without_title
 from app.assistant.extractive.confidence import (
     MIN_CONFIDENCE,
     MeaningWeights,
@@ -165,7 +165,7 @@ class ExtractiveAnswerer:
                 # A half is answered by what speaks of its own subject ("IVF" against "HNSW"), not by what
                 # both halves share ("trades recall for speed").
                 own = own_subject(topic, other.topic)
-                passages = [p for p in passages if own & passage_words(p)] or passages
+                passages = [p for p in passages if says(own, passage_words(p))] or passages
             quotes = self.scorer.quotes(topic, passages) if passages else []
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
             if not found:

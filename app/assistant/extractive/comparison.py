@@ -20,12 +20,15 @@ __all__ = [
     "distinctive",
     "named_lesson",
     "own_subject",
+    "says",
     "split_comparison",
     "without_title",
 ]
 
 # A half names a lesson when at least this share of its own words are the lesson title's.
 TITLE_SHARE = 0.5
+# Two stems this long, one the other's start, are one word ("cach" and "cache").
+MIN_PREFIX = 4
 
 
 def distinctive(topic: str, other: str) -> set[str]:
@@ -47,6 +50,18 @@ def own_subject(topic: str, other: str) -> set[str]:
             naming.update(content_words(words[before]))
             before -= 1
     return distinctive(topic, other) - naming
+
+
+def says(own: set[str], words: set[str]) -> bool:
+    """True when the words hold one of `own`, or a word it begins or that begins it: the stems are crude
+    ("caching" is "cach", "cache" is "cache"; "reranker" against "rerank")."""
+    return bool(own & words) or any(
+        len(mine) >= MIN_PREFIX
+        and len(word) >= MIN_PREFIX
+        and (word.startswith(mine) or mine.startswith(word))
+        for mine in own
+        for word in words
+    )
 
 
 def without_title(topic: str, title: str) -> str:
