@@ -46,14 +46,13 @@ RIGHT_STOPS = frozenset({"each", "both", "say", "says", "do", "does", "is", "are
 # "How do A and B change …", "How are A and B different?": the verb (or the likeness) after two subjects
 # ends the second one (no length limit there).
 SUBJECT_AUXILIARIES = frozenset({"do", "did", "are", "were"})
-SUBJECT_VERBS = frozenset(
+LIKENESS = frozenset({"different", "similar", "alike", "related"})
+SUBJECT_VERBS = LIKENESS | frozenset(
     {
         "change", "affect", "work", "use", "relate", "explain", "define", "handle", "treat", "show",
         "differ", "compare", "say", "mean", "lead", "make", "help", "cause", "influence", "shape", "fit",
-        "different", "similar", "alike", "related",
     }
 )  # fmt: skip
-LIKENESS = frozenset({"different", "similar", "alike", "related"})
 # "X dropped from A to B": a change between two moments or states, each its own question.
 CHANGE_VERBS = frozenset(
     {
@@ -72,8 +71,8 @@ DIFFER_PAIRS = frozenset(
     }
     | {(word, joiner) for word in ("compare", "compares") for joiner in ("to", "with", "against")}
 )
-# "What distinguishes A from B", "How do you tell A from B": the word before A.
-DISTINGUISH_WORDS = frozenset({"distinguish", "distinguishes", "separates", "separate"})
+# "What distinguishes A from B": the word before A.
+DISTINGUISH_WORDS = frozenset({"distinguish", "distinguishes"})
 RECIPROCALS = frozenset({"each other", "one another"})
 # Where A starts, read leftwards from "differ": after the question's opening words.
 OPENINGS = QUESTION_WORDS | frozenset(
@@ -106,8 +105,8 @@ def split_comparison(question: str) -> tuple[str, str] | None:
 
 def _differ(words: list[str]) -> tuple[str, str] | None:
     """ "How does A differ from B?", "How is A different than B?", "What distinguishes A from B?", "How does
-    A compare to B?": A and B,
-    each with the question's opening and what it asks after them ("…, and when is each used?").
+    A compare to B?": A and B, each with the question's opening and what it asks after them ("…, and when
+    is each used?").
 
     A is the words between the question's opening (a question word, its auxiliary or verb) and "differ"; B
     runs from "from" up to punctuation or a new question word.
@@ -198,7 +197,7 @@ def _without_likeness(words: list[str], at: int) -> list[str]:
 
 
 def _is_name(word: str) -> bool:
-    """True for a word written as a name or an acronym ("Freud", "HNSW"), not a sentence's first word."""
+    """True for a word written with a capital, as a name or an acronym is ("Freud", "HNSW")."""
     return word[:1].isupper()
 
 
