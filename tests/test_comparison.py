@@ -7,11 +7,19 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.assistant.extractive.comparison import named_lesson, split_comparison, without_title
+from app.assistant.extractive.comparison import (
+    CUE_RE,
+    named_lesson,
+    own_subject,
+    says,
+    split_comparison,
+    without_title,
+)
 from app.search.models import CourseRecord, LessonInfo
 
 PYTEST = "Python Testing with Pytest"
 VECTOR = "Vector Databases from Scratch"
+RAG = "Retrieval-Augmented Generation in Practice"
 
 
 @pytest.mark.parametrize(
@@ -71,6 +79,50 @@ VECTOR = "Vector Databases from Scratch"
                 "Re-ranking in re-ranking after quantization - what do both courses say?",
             ),
         ),
+        # "differ from", "different than", "compare to", "distinguishes … from": the two things around it.
+        (
+            "How does caching in the Redis course differ from batching in the Kafka course?",
+            ("How does caching in the Redis course", "How does batching in the Kafka course?"),
+        ),
+        ("How is a bloom filter different than a hash set?", ("How is a bloom filter", "How is a hash set?")),
+        (
+            "cooking course: how does braising compare to roasting, and which is slower?",
+            (
+                "cooking course: how does braising and which is slower?",
+                "cooking course: how does roasting, and which is slower?",
+            ),
+        ),
+        (
+            "What distinguishes a mutex from a semaphore?",
+            ("What distinguishes a mutex", "What distinguishes a semaphore?"),
+        ),
+        # "or" in a question that asks to choose.
+        (
+            "Which is faster, quicksort or mergesort?",
+            ("Which is faster, quicksort", "Which is faster, mergesort?"),
+        ),
+        # A one-word first thing shares what the second says after its own first word.
+        (
+            "What is the difference between dense and sparse vectors?",
+            (
+                "What is the difference between dense vectors?",
+                "What is the difference between sparse vectors?",
+            ),
+        ),
+        ("tools vs resources in MCP", ("tools in MCP", "resources in MCP")),
+        # "How are A and B different?": a likeness after two subjects ends the second, and each half is about
+        # its own subject alone.
+        (
+            "How are mutexes and semaphores different?",
+            ("How are mutexes?", "How are semaphores?"),
+        ),
+        # A name against a name: the second is the name alone, and what follows is both halves'.
+        ("Compare HNSW and IVF indexes", ("Compare HNSW indexes", "Compare IVF indexes")),
+        (
+            "How does each of Redis and Kafka handle retries?",
+            ("How does each of Redis handle retries?", "How does each of Kafka handle retries?"),
+        ),
+        ("Compare Freud and Carl Jung on dreams", ("Compare Freud on dreams", "Compare Carl Jung on dreams")),
     ],
 )
 def test_a_comparison_splits_into_one_question_per_compared_thing(question, halves):
@@ -88,6 +140,11 @@ def test_a_comparison_splits_into_one_question_per_compared_thing(question, halv
         "Compare",
         "How do I combine keyword search and vector search results?",
         "How do Flask and HTMX render a page?",  # no verb of the question's own after the two subjects
+        "How do the two lists differ?",
+        "How does it differ from a marker?",  # a follow-up about one thing
+        "Which lesson covers fixtures or markers?",  # "or" without a choice
+        "So should the lion eat the sheep or not?",
+        "How are mutexes and semaphores used?",
     ],
 )
 def test_a_plain_and_is_no_comparison(question):
@@ -105,6 +162,14 @@ def answerer(services):
     [
         ("Compare fixtures and parametrize in pytest", [(PYTEST, 2), (PYTEST, 3)]),
         ("What is the difference between HNSW graphs and metadata filtering?", [(VECTOR, 2), (VECTOR, 3)]),
+        ("How do HNSW graphs differ from metadata filtering?", [(VECTOR, 2), (VECTOR, 3)]),
+        ("Which should I pick, fixtures or parametrize?", [(PYTEST, 2), (PYTEST, 3)]),
+        # Each half names its own course.
+        (
+            "How does chunk overlap in the RAG course differ from graph layers in the vector databases "
+            "course?",
+            [(RAG, 2), (VECTOR, 2)],
+        ),
     ],
 )
 def test_a_comparison_quotes_a_passage_for_each_half(answerer, question, lessons):
@@ -223,18 +288,22 @@ LECTURES = "\n".join(
 )
 
 
-@pytest.fixture(scope="module")
-def lectures(tmp_path_factory):
-    """An extractive answerer over a two-lecture course of its own, on the real embedding model."""
+def answerer_over(tmp_path_factory, name: str, text: str):
+    """An extractive answerer over one course file of made-up text, on the real embedding model."""
     from app.assistant.extractive import ExtractiveAnswerer
     from app.assistant.tools import ToolBox
     from tests.helpers import Library
 
-    root = tmp_path_factory.mktemp("lectures")
-    library = Library(root)
-    (library.docs / "lectures.txt").write_text(LECTURES)
+    library = Library(tmp_path_factory.mktemp(name))
+    (library.docs / f"{name}.txt").write_text(text)
     assert not library.indexer.sync().problems
     return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+
+
+@pytest.fixture(scope="module")
+def lectures(tmp_path_factory):
+    """An extractive answerer over a two-lecture course of its own."""
+    return answerer_over(tmp_path_factory, "lectures", LECTURES)
 
 
 def test_a_comparison_of_two_lectures_named_by_title_quotes_both(lectures):
@@ -266,3 +335,85 @@ def test_a_half_naming_no_lesson_leaves_the_lesson_the_other_half_names(lectures
         "How does the Skinner lecture explain learning, and how else is learning studied?", []
     )
     assert [source.lesson_number for source in answer.sources] == [1, 2]
+
+
+TUNING = "\n".join(
+    [
+        "Course Title: Index Tuning Notes",
+        "Course Instructor: Test Person",
+        "Lesson 1: Trade-offs",
+        "Lesson Link: https://example.com/tuning/1",
+        "Every index has a setting that trades recall for speed. The best setting is the fastest one that "
+        "still meets your recall target. Measure recall and speed together on your own queries.",
+        "Lesson 2: Graph Indexes",
+        "Lesson Link: https://example.com/tuning/2",
+        "A skipgraph links every vector to a few of its neighbours. A query walks the links from an entry "
+        "point. The beam width is the skipgraph's knob: a wider beam finds more true neighbours but answers "
+        "more slowly.",
+        "Lesson 3: Clustered Indexes",
+        "Lesson Link: https://example.com/tuning/3",
+        "Bucketing sorts the vectors into buckets around trained centroids. A query only opens the buckets "
+        "nearest to it. The probe count is bucketing's knob: more probes raise recall and cost time.",
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def tuning(tmp_path_factory):
+    """An extractive answerer over a three-lesson course of its own."""
+    return answerer_over(tmp_path_factory, "tuning", TUNING)
+
+
+def test_each_half_is_answered_by_what_speaks_of_its_own_subject(tuning):
+    # Both halves share "which setting trades recall for speed": the general lesson says that best, but
+    # each half is answered from what says its own subject.
+    answer = tuning.answer(
+        "Compare skipgraph and bucketing - which setting trades recall for speed in each?", []
+    )
+    assert [source.lesson_number for source in answer.sources] == [2, 3]
+    assert "beam width" in answer.markdown and "probe count" in answer.markdown
+
+
+@pytest.mark.parametrize(
+    ("half", "other", "own"),
+    [
+        (
+            "bucketing - which setting trades recall for speed?",
+            "skipgraph - which setting trades recall for speed?",
+            {"bucket"},
+        ),
+        # "the CNN lecture" says where to look, not what the passage must say.
+        (
+            "What does the CNN lecture say about vision?",
+            "What does the brain lecture say about vision?",
+            set(),
+        ),
+        ("What does the CNN lecture say about pooling?", "What does it say about vision?", {"pool"}),
+    ],
+)
+def test_a_halfs_own_subject_is_what_tells_it_apart_without_naming_a_lecture(half, other, own):
+    assert own_subject(half, other) == own
+
+
+def test_the_comparison_cue_leaves_a_half_with_its_own_words():
+    # "difference between" asks to compare: neither word is what a half is about.
+    assert CUE_RE.sub(" ", "What is the difference between a mutex?").split() == [
+        "What",
+        "is",
+        "the",
+        "a",
+        "mutex?",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("own", "words", "expected"),
+    [
+        ({"cach"}, {"prompt", "cache"}, True),  # "caching" and "cache" stem apart
+        ({"reranker"}, {"rerank"}, True),
+        ({"ivf"}, {"hnsw", "graph"}, False),
+        ({"art"}, {"artificial"}, False),  # too short to be read as the start of another word
+    ],
+)
+def test_a_passage_says_a_halfs_subject_in_any_form_of_its_word(own, words, expected):
+    assert says(own, words) is expected

@@ -6,6 +6,7 @@ import pytest
 
 from app.assistant.extractive.definitions import defines
 from app.assistant.extractive.intent import defined_term
+from app.search.names import stem
 
 
 @pytest.mark.parametrize(
@@ -37,11 +38,38 @@ def test_a_definition_question_names_its_term(question, term):
         ("A test asks for a fixture simply by naming it as a parameter.", False),
         # An indirect question names the term without saying what it is.
         ("So now that we know what a fixture is, let's write one.", False),
+        # The term as what the sentence does something with.
+        ("Part of the problem with using a fixture here is that it runs once.", False),
     ],
 )
 def test_a_defining_sentence_opens_with_the_term_and_says_what_it_is(sentence, expected):
     term = ["rag"] if "RAG" in sentence else ["hnsw"] if "HNSW" in sentence else ["fixture"]
     assert defines(sentence, term) is expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "term", "expected"),
+    [
+        ("The smallest unit of a bloom filter is the bit.", ["bit"], True),
+        ("So this gap between the cells is known as a synapse.", ["synapse"], True),
+        # Spoken run-ons go on after the name.
+        ("What stores the data appears to be the page and the page holds rows.", ["page"], True),
+        # A word of the term may be left out ("the bit" names a "filter bit")...
+        ("The smallest unit of a bloom filter is the bit.", ["filter", "bit"], True),
+        # ...but no other word may stand before it, and the name must end the phrase.
+        ("The second method is scalar quantization.", ["product", "quantization"], False),
+        ("The problem is the baby's brain.", ["baby"], False),
+        ("The trick is the bit array.", ["bit"], False),
+        # Saying that one exists, or asking what it is, names nothing.
+        ("There is a synapse between them.", ["synapse"], False),
+        ("Now we know what the synapse is.", ["synapse"], False),
+        ("Remember which one is the synapse.", ["synapse"], False),
+        # A question about several things is not named by its last one.
+        ("The reason is the bit.", ["filter", "hash", "bit"], False),
+    ],
+)
+def test_a_defining_sentence_may_name_the_term_after_saying_what_it_is(sentence, term, expected):
+    assert defines(sentence, [stem(word) for word in term]) is expected
 
 
 @pytest.fixture

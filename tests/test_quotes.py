@@ -164,6 +164,34 @@ def test_a_question_about_a_thing_leads_with_its_definition_and_explanation(monk
     assert lead(found, False)[0].passage is later
 
 
+def test_a_definition_near_its_passages_end_still_leads(monkeypatch):
+    # "a bloom filter" as one half of a comparison: the best passage lists kinds of filter in short lines
+    # that score high for repeating the name; the passage that says what the thing is ends one sentence
+    # after its definition, and that two-sentence run is judged as a run.
+    kinds = passage("x", 0.65, chunk=3)
+    basics = passage("y", 0.53, chunk=1)
+    found = [
+        made_up("There are counting filters.", 0.64, kinds, 0),
+        made_up("If you want to delete items.", 0.31, kinds, 1),
+        made_up("Those are counting filters that keep a number per bit.", 0.57, kinds, 2),
+        made_up("We start small with the parts of a set index.", 0.45, basics, 0),
+        Quote(
+            basics,
+            1,
+            "Its basic unit appears to be the bloom filter, a bit array with hashes.",
+            0.6,
+            0.54,
+            1.0,
+            defining=True,
+        ),
+        made_up("Each hash function points at one bit.", 0.30, basics, 2),
+    ]
+    assert lead(found, False)[0].sentence.startswith("Its basic unit")
+    # Judged only as a full three-sentence run, the definition would have no run at all.
+    monkeypatch.setattr(quotes, "MIN_RUN", quotes.LEAD_SENTENCES)
+    assert lead(found, False)[0].passage is kinds
+
+
 def test_a_further_quote_says_something_rather_than_announcing_it(monkeypatch):
     # The announcement scores a little higher (it names the topic) but says nothing yet.
     opening = passage("x", 0.6, chunk=0)

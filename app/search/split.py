@@ -15,8 +15,16 @@ from __future__ import annotations
 
 import re
 
+from app.search.names import FUNCTION_WORDS, stem
+
 CUE_RE = re.compile(
-    r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?|differs?|contrast)\b",
+    r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?(?:\s+between)?|differs?|contrast"
+    r"|distinguish(?:es)?)\b",
+    re.IGNORECASE,
+)
+# A question that asks to choose between two things joined by "or".
+CHOICE_RE = re.compile(
+    r"\b(?:better|worse|prefer|preferred|choose|pick|rather|whether|which (?:is|one|should|would|to))\b",
     re.IGNORECASE,
 )
 COURSE_RE = re.compile(r"\b(?:course|class|lecture|lesson)\b", re.IGNORECASE)
@@ -30,14 +38,16 @@ LEFT_STOPS = frozenset(
         "how", "what", "why", "where", "when", "which", "who", "do", "does", "did", "is", "are", "was",
         "were", "should", "must", "can", "could", "would", "will", "say", "says", "in", "of", "about", "for",
         "on", "from", "with", "to", "at", "by", "compare", "between", "both", "each", "either", "explain",
-        "describe", "contrast",
+        "describe", "contrast", "use", "using", "choose", "pick", "prefer",
     }
 )  # fmt: skip
 # Words that end the second phrase, read rightwards from the joiner.
 RIGHT_STOPS = frozenset({"each", "both", "say", "says", "do", "does", "is", "are", "differ", "compare"})
-# "How do A and B change …": the verb after two subjects ends the second one (no length limit there).
-SUBJECT_AUXILIARIES = frozenset({"do", "did"})
-SUBJECT_VERBS = frozenset(
+# "How do A and B change …", "How are A and B different?": the verb (or the likeness) after two subjects
+# ends the second one (no length limit there).
+SUBJECT_AUXILIARIES = frozenset({"do", "did", "are", "were"})
+LIKENESS = frozenset({"different", "similar", "alike", "related"})
+SUBJECT_VERBS = LIKENESS | frozenset(
     {
         "change", "affect", "work", "use", "relate", "explain", "define", "handle", "treat", "show",
         "differ", "compare", "say", "mean", "lead", "make", "help", "cause", "influence", "shape", "fit",
@@ -52,6 +62,22 @@ CHANGE_VERBS = frozenset(
     }
 )  # fmt: skip
 PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it", "people", "one"})
+# "How does A differ from B", "How is A different than B", "How does A compare to B": the words between.
+DIFFER_PAIRS = frozenset(
+    {
+        (word, joiner)
+        for word in ("differ", "differs", "differed", "different", "differently", "distinct")
+        for joiner in ("from", "than")
+    }
+    | {(word, joiner) for word in ("compare", "compares") for joiner in ("to", "with", "against")}
+)
+# "What distinguishes A from B": the word before A.
+DISTINGUISH_WORDS = frozenset({"distinguish", "distinguishes"})
+RECIPROCALS = frozenset({"each other", "one another"})
+# Where A starts, read leftwards from "differ": after the question's opening words.
+OPENINGS = QUESTION_WORDS | frozenset(
+    {"do", "does", "did", "is", "are", "was", "were", "makes", "make", "made", "way", "ways"}
+)
 # The second phrase takes at most this many words more than the first (or MIN_SECOND in all).
 EXTRA_WORDS = 1
 MIN_SECOND = 4
@@ -62,15 +88,55 @@ DASHES = frozenset({"-", "–", "—"})
 def split_comparison(question: str) -> tuple[str, str] | None:
     """Two questions, one per compared thing, or None when the question compares nothing.
 
-    Each joining word is tried from the last: "What do the CNN lecture and the brain lecture say about
-    vision and faces?" is split at its first "and", the one between two lectures.
+    "How does A differ from B?" compares A and B. Otherwise each joining word is tried from the last: "What
+    do the CNN lecture and the brain lecture say about vision and faces?" is split at its first "and", the
+    one between two lectures.
     """
     words = question.split()
+    differ = _differ(words)
+    if differ is not None:
+        return differ
     for joint in _joints(words):
         halves = _split_at(question, words, joint)
         if halves is not None:
             return halves
     return _change(words)
+
+
+def _differ(words: list[str]) -> tuple[str, str] | None:
+    """ "How does A differ from B?", "How is A different than B?", "What distinguishes A from B?", "How does
+    A compare to B?": A and B, each with the question's opening and what it asks after them ("…, and when
+    is each used?").
+
+    A is the words between the question's opening (a question word, its auxiliary or verb) and "differ"; B
+    runs from "from" up to punctuation or a new question word.
+    """
+    lowered = [word.lower().strip(PUNCTUATION) for word in words]
+    for at in range(1, len(words) - 1):
+        if (lowered[at], lowered[at + 1]) in DIFFER_PAIRS:
+            start, end = at, at + 2
+        elif lowered[at] in DISTINGUISH_WORDS and "from" in lowered[at + 2 :]:
+            start, end = lowered.index("from", at + 2), lowered.index("from", at + 2) + 1
+        else:
+            continue
+        left = start
+        while left > 0 and lowered[left - 1] not in OPENINGS and words[left - 1][-1] not in PUNCTUATION:
+            left -= 1
+        if lowered[at] in DISTINGUISH_WORDS:
+            left = at + 1
+        right = end
+        while right < len(words) and lowered[right] not in QUESTION_WORDS and words[right] not in DASHES:
+            right += 1
+            if words[right - 1][-1] in PUNCTUATION:
+                break
+        first, second = " ".join(words[left:start]), " ".join(words[end:right])
+        if not (_has_words(first) and _has_words(second)) or lowered[left] in PRONOUNS:
+            return None
+        if " ".join(lowered[end:right]) in RECIPROCALS:  # "how do A and B compare with each other"
+            return None
+        opening, rest = words[:left], words[right:]
+        return " ".join([*opening, first.rstrip(PUNCTUATION), *rest]), " ".join([*opening, second, *rest])
+    return None
 
 
 def _change(words: list[str]) -> tuple[str, str] | None:
@@ -100,17 +166,62 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         return (first, second) if _has_words(first) and _has_words(second) else None
     left = _phrase_start(words, start)
     right = _phrase_end(words, end, start - left)
+    if start - left == 1 and _is_name(words[left]) and end < len(words) and _is_name(words[end]):
+        right = _name_end(words, end)  # "Freud and Skinner get criticised": a name against a name
     if left == start or right == end:
         return None
     repeated = left > 0 and end < len(words) and words[left - 1].lower() == words[end].lower() in PREPOSITIONS
     courses = all(COURSE_RE.search(" ".join(phrase)) for phrase in (words[left:start], words[end:right]))
-    if not (CUE_RE.search(question) or repeated or courses):
+    chosen = words[start].lower() == "or"  # only joins when the question asks to choose (see `_joints`)
+    if not (CUE_RE.search(question) or repeated or courses or chosen):
         if not _two_subjects(words, left, start):
             return None
         right = _subject_end(words, end)
-    first = " ".join(words[:start] + words[right:])
+        words = _without_likeness(words, right)
+    first = " ".join(words[:start] + _shared_head(words[left:start], words[end:right]) + words[right:])
     second = " ".join(words[:left] + words[end:])
-    return first, second
+    return _tidy(first), _tidy(second)
+
+
+def _tidy(text: str) -> str:
+    """The text with single spaces and no space before punctuation."""
+    return re.sub(r"\s+([?.!,;:])", r"\1", " ".join(text.split()))
+
+
+def _without_likeness(words: list[str], at: int) -> list[str]:
+    """The words without the likeness at `at` ("How are A and B different?"): it asks to compare, and each
+    half is about its own subject. Its punctuation stays."""
+    if at >= len(words) or words[at].lower().strip(PUNCTUATION) not in LIKENESS:
+        return words
+    return [*words[:at], words[at][len(words[at].rstrip(PUNCTUATION)) :], *words[at + 1 :]]
+
+
+def _is_name(word: str) -> bool:
+    """True for a word written with a capital, as a name or an acronym is ("Freud", "HNSW")."""
+    return word[:1].isupper()
+
+
+def _name_end(words: list[str], start: int) -> int:
+    """Where a name that starts at `start` ends: after its capitalised words ("Carl Jung"), or punctuation."""
+    position = start
+    while position < len(words) and _is_name(words[position]):
+        position += 1
+        if words[position - 1][-1] in PUNCTUATION:
+            break
+    return position
+
+
+def _shared_head(first: list[str], second: list[str]) -> list[str]:
+    """The words a one-word first phrase shares with the second: "dense and sparse retrieval" compares dense
+    retrieval with sparse retrieval, "tools vs resources in MCP" tools in MCP. A name ("HNSW and IVF
+    indexes"), a second phrase opening on a function word ("dense vs the others") or on the first thing
+    ("fixtures and fixture setup") shares nothing."""
+    if len(first) != 1 or len(second) < 2 or not (first[0].islower() or first[0].isdigit()):
+        return []
+    if not (second[0].islower() or second[0].isdigit()) or second[0].lower() in FUNCTION_WORDS:
+        return []
+    # "fixtures and fixture setup": the second is a part of the first, not another kind of the same thing.
+    return [] if stem(first[0]) == stem(second[0]) else second[1:]
 
 
 def _joints(words: list[str]) -> list[tuple[int, int]]:
@@ -136,6 +247,13 @@ def _joints(words: list[str]) -> list[tuple[int, int]]:
         for position in range(len(words) - 1, 0, -1)
         if words[position].lower().rstrip(",") == "and"
     ]
+    # "Which is faster, A or B?": an "or" joins two things to choose between ("… or not?" joins none).
+    if CHOICE_RE.search(" ".join(words)):
+        joints += [
+            (position, position + 1)
+            for position in range(len(words) - 2, 0, -1)
+            if words[position].lower() == "or" and words[position + 1].lower().strip(PUNCTUATION) != "not"
+        ]
     return joints
 
 
@@ -166,14 +284,14 @@ def _two_subjects(words: list[str], left: int, joiner: int) -> bool:
         and words[left - 1].lower() in SUBJECT_AUXILIARIES
         and words[left - 2].lower() in QUESTION_WORDS
     )
-    verb = any(word.lower() in SUBJECT_VERBS for word in words[joiner + 1 :])
+    verb = any(word.lower().strip(PUNCTUATION) in SUBJECT_VERBS for word in words[joiner + 1 :])
     return framed and left < joiner and words[left].lower() not in PRONOUNS and verb
 
 
 def _subject_end(words: list[str], start: int) -> int:
     """Where the second subject ends: at the question's verb."""
     position = start
-    while position < len(words) and words[position].lower() not in SUBJECT_VERBS:
+    while position < len(words) and words[position].lower().strip(PUNCTUATION) not in SUBJECT_VERBS:
         position += 1
     return position
 

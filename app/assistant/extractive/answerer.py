@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.answer_types import asked_type
-from app.assistant.extractive.comparison import distinctive, named_lesson, without_title
+from app.assistant.extractive.comparison import distinctive, named_lesson, own_subject, says, without_title
 from app.assistant.extractive.confidence import (
     MIN_CONFIDENCE,
     MeaningWeights,
@@ -197,6 +197,11 @@ class ExtractiveAnswerer:
                 # The lesson the other half names is that half's: this half is about something else.
                 elsewhere = [p for p in passages if (p.course_title, p.lesson_number) != (taken.title, owned)]
                 passages = elsewhere or passages
+            if lesson is None:
+                # A half is answered by what speaks of its own subject ("IVF" against "HNSW"), not by what
+                # both halves share ("trades recall for speed").
+                own = own_subject(topic, other.topic)
+                passages = [p for p in passages if says(own, passage_words(p))] or passages
             quotes = self.scorer.quotes(topic, passages) if passages else []
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
             if not found:

@@ -14,16 +14,54 @@ from app.search.split import COURSE_RE, CUE_RE, PUNCTUATION, split_comparison
 if TYPE_CHECKING:
     from app.search.models import CourseRecord
 
-__all__ = ["COURSE_RE", "CUE_RE", "distinctive", "named_lesson", "split_comparison", "without_title"]
+__all__ = [
+    "COURSE_RE",
+    "CUE_RE",
+    "distinctive",
+    "named_lesson",
+    "own_subject",
+    "says",
+    "split_comparison",
+    "without_title",
+]
 
 # A half names a lesson when at least this share of its own words are the lesson title's.
 TITLE_SHARE = 0.5
+# Two stems this long, one the other's start, are one word ("cach" and "cache").
+MIN_PREFIX = 4
 
 
 def distinctive(topic: str, other: str) -> set[str]:
     """The stemmed content words of one half that the other half lacks (or has fewer times: "the brain
     lecture … in the brain" against "the CNN lecture … in the brain"): what tells the halves apart."""
     return set(Counter(content_words(topic)) - Counter(content_words(other)))
+
+
+def own_subject(topic: str, other: str) -> set[str]:
+    """What tells one half apart, without the words that name a lesson ("the CNN lecture"): those say where
+    to look, not what the passage must say."""
+    words = topic.split()
+    naming: set[str] = set()
+    for at, word in enumerate(words):
+        if not COURSE_RE.fullmatch(word.strip(PUNCTUATION)):
+            continue
+        before = at - 1
+        while before >= 0 and content_words(words[before]) and words[before][-1] not in PUNCTUATION:
+            naming.update(content_words(words[before]))
+            before -= 1
+    return distinctive(topic, other) - naming
+
+
+def says(own: set[str], words: set[str]) -> bool:
+    """True when the words hold one of `own`, or a word it begins or that begins it: the stems are crude
+    ("caching" is "cach", "cache" is "cache"; "reranker" against "rerank")."""
+    return bool(own & words) or any(
+        len(mine) >= MIN_PREFIX
+        and len(word) >= MIN_PREFIX
+        and (word.startswith(mine) or mine.startswith(word))
+        for mine in own
+        for word in words
+    )
 
 
 def without_title(topic: str, title: str) -> str:

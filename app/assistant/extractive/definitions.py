@@ -1,22 +1,41 @@
-"""Definitions: a sentence that says what a term is ("A fixture is …"), and what a question is about."""
+"""Definitions: a sentence that says what a term is ("A fixture is …", "… is called a fixture"), and what a
+question is about."""
 
 from __future__ import annotations
 
 from app.assistant.extractive.intent import MAX_TERM_WORDS, QUESTION_WORDS
-from app.search.names import content_words, stem, tokens
+from app.search.names import STOPWORDS, content_words, stem, tokens
 
 # Stemmed, as the sentence's words are compared: "stands for", "means", "refers to", "describes".
 DEFINING_VERBS = frozenset({"is", "are", "stand", "mean", "refer", "describe"})
 # A term after one of these is in an indirect question ("we know what X is"), which defines nothing.
 ASKING_WORDS = frozenset({"what", "how", "why", "which", "whether"})
+# A term right after one of these is what the sentence does something with, not what it defines.
+OBJECT_MARKERS = frozenset({"using", "with", "about", "for", "on", "by", "from"})
+ARTICLES = frozenset({"a", "an", "the", "this", "these", "that", "those"})
 # The term comes early (a definition starts with it), its verb right after (", or RAG," may come between).
 TERM_WITHIN = 12
 VERB_WITHIN = 5
+# A sentence can also name the term after saying what it is: "the basic unit of the brain is the neuron",
+# "this gap is known as a synapse", "a unit like this is called a perceptron". Stemmed.
+NAMING_VERBS = frozenset({"is", "are", "be", "called", "known", "named", "termed"})
+# Between the naming verb and the term: "as", an article, or the term's own words ("a single neuron").
+NAMING_GLUE = frozenset({"as", "a", "an", "the", "our", "this", "these"})
+# "There is a fixture", "here is the list": a naming verb after these says that something exists.
+EXISTENTIAL = frozenset({"there", "here"})
+# "we know what the neuron is", "which one is the neuron": an asking word this close before the verb.
+ASKING_WITHIN = 3
 
 
 def defines(sentence: str, term: list[str]) -> bool:
-    """True when the sentence opens with the term and says what it is ("A fixture is a function …")."""
+    """True when the sentence says what the term is: it opens with the term and its verb ("A fixture is a
+    function …"), or it names the term after saying what it is ("… is called a fixture")."""
     words = [stem(word) for word in tokens(sentence)]
+    return _opens_with(words, term) or _names(words, term)
+
+
+def _opens_with(words: list[str], term: list[str]) -> bool:
+    """True for "A fixture is a function …": the term early, a defining verb right after it."""
     last = next(
         (position for position, word in enumerate(words[:TERM_WITHIN]) if word == term[-1]),
         None,
@@ -27,7 +46,32 @@ def defines(sentence: str, term: list[str]) -> bool:
         return False
     if ASKING_WORDS & set(words[:last]):  # "now that we know what a fixture is": a question, not an answer
         return False
+    before = last - len(term)
+    while before > 0 and words[before] in ARTICLES:
+        before -= 1
+    if before >= 0 and words[before] in OBJECT_MARKERS:  # "the problem with using a fixture here is …"
+        return False
     return bool(DEFINING_VERBS & set(words[last + 1 : last + 1 + VERB_WITHIN]))
+
+
+def _names(words: list[str], term: list[str]) -> bool:
+    """True for "… is known as a synapse", "the basic unit of the brain is the neuron": a naming verb, then
+    nothing but glue words or the term's own up to the term's last word, which ends the phrase ("is the
+    baby's brain" names a brain). One word of the term may be left out ("the neuron" names a biological
+    neuron), but no other word may stand before it ("scalar quantization" does not name product
+    quantization). "There is a fixture" only says that one exists."""
+    for at in (position for position, word in enumerate(words) if word == term[-1]):
+        position = at - 1
+        while position >= 0 and (words[position] in term or words[position] in NAMING_GLUE):
+            position -= 1
+        if position < 0 or words[position] not in NAMING_VERBS:
+            continue
+        named = set(words[position + 1 : at + 1]) & set(term)
+        ends = at + 1 == len(words) or words[at + 1] in STOPWORDS
+        before = set(words[max(0, position - ASKING_WITHIN) : position])
+        if len(named) >= len(set(term)) - 1 and ends and not before & (ASKING_WORDS | EXISTENTIAL):
+            return True
+    return False
 
 
 def subject(topic: str) -> list[str] | None:

@@ -41,7 +41,9 @@ KEYWORD_WEIGHT = 0.2
 MIN_RELEVANCE = 0.3
 MIN_SCORE = 0.25
 MAX_GAP = 0.12
-# How far below the best run a run opening on the asked term's definition may score and still lead.
+# How far below the best run a run opening on the asked term's definition may score and still lead, and the
+# fewest sentences such a run is judged by.
+MIN_RUN = 2
 DEFINITION_GAP = 0.1
 # A question about X that asks more than what X is ("How does X work?") is answered by the definition and
 # the explanation after it: this many sentences.
@@ -165,8 +167,8 @@ def lead(
     if term is not None or any(quote.defining for quote, _ in answers):
         # Run against run, as a definition reads: the sentence and what follows it.
         runs = [_following(quotes, quote) for quote, _ in answers if _defines(quote, term)]
-        # A run cut short by its passage's end would be judged by its first sentence alone.
-        runs = [run for run in runs if len(run) == min(LEAD_SENTENCES, len(_own(quotes, run[0].passage)))]
+        # A run of one sentence (its passage ends there) would be judged by that sentence alone.
+        runs = [run for run in runs if len(run) >= min(MIN_RUN, len(_own(quotes, run[0].passage)))]
         definition = max(runs, key=_weighed, default=None)
         if definition is not None and _weighed(definition) >= _weighed(window) - DEFINITION_GAP:
             window = definition  # what comes before a definition is another topic's end
