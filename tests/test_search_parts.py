@@ -79,6 +79,19 @@ def test_a_question_comparing_nothing_is_ranked_whole(library, query):
     ]
 
 
+def test_a_part_with_no_words_of_its_own_adds_no_passage(library):
+    query = "How is the culture fed, and where is it?"
+    noise = whole_only(library, "where is it?", 1)[0]
+    assert noise.text not in [p.text for p in whole_only(library, query, 3)]
+
+    found = library.index.search(query, k=3)
+
+    first_part = whole_only(library, "How is the culture fed?", 1)
+    expected = keep_parts(whole_only(library, query, 3), first_part, 3)
+    assert [p.text for p in found] == [p.text for p in expected]
+    assert noise.text not in [p.text for p in found]
+
+
 def test_asking_for_one_passage_gets_the_whole_questions_first(library):
     assert [p.text for p in library.index.search(COMPARISON, k=1)] == [
         p.text for p in whole_only(library, COMPARISON, 1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from app.search.catalog import CatalogEntry, CatalogSnapshot
 from app.search.models import Passage
+from app.search.names import content_words
 from app.search.resolver import mentioned_course
 from app.search.searcher import Searcher
 from app.search.split import split_comparison
@@ -78,6 +79,8 @@ def search_with_parts(
         return whole
     firsts = []
     for half in halves:
+        if not content_words(half):  # "..., and where is it?": a part with no words of its own finds noise
+            continue
         half_scope, half_course = part_scope(half, library, scope, course)
         found = searcher.search(half, library, half_scope, half_course, lesson, 1) if half_scope else []
         firsts += [scored_for(searcher, query, scope, whole, first) for first in found[:1]]
