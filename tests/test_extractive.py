@@ -8,7 +8,7 @@ from app.assistant.base import Exchange
 from app.assistant.extractive import ExtractiveAnswerer
 from app.assistant.extractive.intent import wants_outline
 from app.assistant.extractive.naming import lesson_number
-from app.assistant.extractive.render import NO_MATCH
+from app.assistant.extractive.render import NEVER_SAID, NO_MATCH
 from app.errors import BadRequest
 
 RAG = "Retrieval-Augmented Generation in Practice"
@@ -161,12 +161,18 @@ def test_outline_question_without_a_course_lists_the_courses(assistant):
     assert answer.sources == []
 
 
-@pytest.mark.parametrize("question", ["What is the capital of France?", "How do I bake sourdough bread?"])
-def test_a_question_the_courses_do_not_cover_says_nothing_matched(assistant, question):
+@pytest.mark.parametrize(
+    ("question", "line"),
+    [
+        ("What is the capital of France?", NEVER_SAID.format(names="“France”")),
+        ("How do I bake sourdough bread?", NO_MATCH),
+    ],
+)
+def test_a_question_the_courses_do_not_cover_says_nothing_matched(assistant, question, line):
     answer = assistant.answer(question, [])
 
-    # One plain line, without the banner that promises relevant passages.
-    assert answer.markdown == NO_MATCH
+    # One plain line, without the banner that promises relevant passages; it names what no course says.
+    assert answer.markdown == line
     assert answer.sources == [] and answer.mode == "extractive"
 
 

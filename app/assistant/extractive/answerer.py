@@ -91,7 +91,9 @@ class ExtractiveAnswerer:
         # A question about a lesson it names is answered from that lesson, however loosely it is worded.
         named = plan.lesson is not None or plan.overview
         if not named and measured.confidence < MIN_CONFIDENCE:
-            return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
+            course = plan.course.title if plan.course is not None else None
+            declined = no_match(plan.note, measured.unmentioned, course)
+            return declined.model_copy(update={"confidence": measured.confidence})
         passages = wider(self.index, plan, search_query(plan), result.passages)
         quotes = self.scorer.quotes(plan.quoted_for, passages)
         floor = MIN_RELEVANCE if not named else 0.0

@@ -16,6 +16,12 @@ if TYPE_CHECKING:
 SEARCH_NOTE = "_No language model is configured; here are the most relevant passages from the courses._"
 OUTLINE_NOTE = "_No language model is configured; here is the outline from the course materials._"
 NO_MATCH = "The course materials don't cover this. Try other words, or name a course."
+NEVER_SAID = (
+    "The course materials never mention {names}, so they don't cover this. Try other words, or name a course."
+)
+COURSE_NEVER_SAYS = (
+    "{course} never mentions {names}, so it doesn't cover this. Try other words, or another course."
+)
 
 
 def reply(note: str, body: str, sources: list[Source], tool_used: bool) -> Answer:
@@ -29,11 +35,24 @@ def reply(note: str, body: str, sources: list[Source], tool_used: bool) -> Answe
     )
 
 
-def no_match(note: str | None) -> Answer:
-    """The answer when nothing relevant was found: one plain line, after the plan's note if any."""
+def no_match(note: str | None, unmentioned: tuple[str, ...] = (), course: str | None = None) -> Answer:
+    """The answer when nothing relevant was found: one plain line, after the plan's note if any. It names
+    what the courses (or the one `course` searched) never say when that is why ("AWS Lambda"), so the
+    student knows what to leave out."""
     # The banner "here are the most relevant passages" would contradict it.
-    body = f"{note}\n\n{NO_MATCH}" if note else NO_MATCH
+    line = NO_MATCH
+    if unmentioned and course:
+        line = COURSE_NEVER_SAYS.format(course=f"“{escape_markers(course)}”", names=_listed(unmentioned))
+    elif unmentioned:
+        line = NEVER_SAID.format(names=_listed(unmentioned))
+    body = f"{note}\n\n{line}" if note else line
     return Answer(markdown=body, sources=[], mode="extractive", tool_rounds=1)
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    """Names in quotes, joined as a sentence lists them: “A”, “B” or “C”."""
+    quoted = [f"“{escape_markers(name)}”" for name in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
 
 
 def render_quotes(quotes: list[Quote]) -> tuple[str, list[Source]]:
