@@ -70,3 +70,12 @@ def test_a_misspelled_question_is_answered_and_says_what_was_searched(services):
     answer = services.assistant.answer("what does a fixtrue do", [])
     assert '_Searched for "what does a fixture do"._' in answer.markdown
     assert answer.sources[0].lesson_title == "Fixtures"
+
+
+def test_a_name_is_no_inflection_of_a_library_word():
+    # "Skiner" reads as skin + er to a word, but a name one edit from "skinner" is that name misspelled.
+    speller = Speller(Counter({"skin": 4, "skinner": 2}))
+
+    assert speller.correct("Skiner") is None
+    assert speller.correct("Skiner", name=True) == "skinner"
+    assert speller.corrected("Skiner and Pavlov", names=True) == "skinner and Pavlov"

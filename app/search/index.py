@@ -174,9 +174,10 @@ class CourseIndex:
             self.searcher, query, library, scope, course, lesson, k or self.settings.max_results
         )
 
-    def corrected(self, text: str) -> str:
-        """The text with misspelled words corrected towards the library's own words ("hypotesis")."""
-        return self.searcher.corrected(text, self.catalog.snapshot())
+    def corrected(self, text: str, names: bool = False) -> str:
+        """The text with misspelled words corrected towards the library's own words ("hypotesis");
+        `names`: the text is a name, which is no inflection of a library word ("Skiner" is not skin-er)."""
+        return self.searcher.corrected(text, self.catalog.snapshot(), names)
 
     def rarity(self, terms: list[str]) -> dict[str, float]:
         """How rare each stemmed term is in the library (BM25's idf): "Shapley" weighs more than "game"."""

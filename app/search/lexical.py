@@ -214,13 +214,15 @@ class LexicalIndex:
         best = best[np.argsort(-scores[best], kind="stable")]
         return [view.hit(int(row), float(scores[row])) for row in best]
 
-    def corrected(self, text: str, library: CatalogSnapshot, dictionary: frozenset[str]) -> str:
+    def corrected(
+        self, text: str, library: CatalogSnapshot, dictionary: frozenset[str], names: bool = False
+    ) -> str:
         """The text with misspelled words corrected towards the words of the `library` courses.
 
         Words of `dictionary` are real words, left as they are even when the library lacks them.
         """
         view = self._follow(library)
-        return view.speller.corrected(text, dictionary)
+        return view.speller.corrected(text, dictionary, names)
 
     def rarity(self, terms: Iterable[str], library: CatalogSnapshot) -> dict[str, float]:
         """The idf of each stemmed term over the `library` courses (a term the library lacks weighs most)."""

@@ -164,9 +164,9 @@ class Searcher:
             lexical = [found for found in ranked if library.versions.get(found.course_id) == found.version]
         return Candidates(vector, dense, lexical)
 
-    def corrected(self, text: str, library: CatalogSnapshot) -> str:
+    def corrected(self, text: str, library: CatalogSnapshot, names: bool = False) -> str:
         """The text with misspelled words corrected towards the library's own words ("hypotesis")."""
-        return self.lexical.corrected(text, library, self.embedder.vocabulary())
+        return self.lexical.corrected(text, library, self.embedder.vocabulary(), names)
 
     def rarity(self, terms: list[str], library: CatalogSnapshot) -> dict[str, float]:
         """The idf of each stemmed term over the library's chunks (see LexicalIndex.rarity)."""

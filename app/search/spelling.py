@@ -39,10 +39,13 @@ class Speller:
                 for variant in _deletions(word):
                     self._neighbours.setdefault(variant, []).append(word)
 
-    def correct(self, word: str, dictionary: frozenset[str] = frozenset()) -> str | None:
-        """The library word a misspelled word stands for, or None when it is known or has no close match."""
+    def correct(self, word: str, dictionary: frozenset[str] = frozenset(), name: bool = False) -> str | None:
+        """The library word a misspelled word stands for, or None when it is known or has no close match.
+
+        A `name` is not taken for an inflection of a library word ("Skiner" is no skin-er of "skin").
+        """
         lower = word.lower()
-        if len(lower) < MIN_LENGTH or "'" in lower or lower in dictionary or self._known(lower):
+        if len(lower) < MIN_LENGTH or "'" in lower or lower in dictionary or self._known(lower, not name):
             return None
         candidates = {
             candidate
@@ -54,12 +57,15 @@ class Speller:
             return None
         return max(sorted(candidates), key=lambda candidate: self.words[candidate])
 
-    def _known(self, word: str) -> bool:
-        """True for a word of the library: as written, by its stem, or inflected."""
+    def _known(self, word: str, inflected: bool = True) -> bool:
+        """True for a word of the library: as written, by its stem, or (`inflected`) inflected."""
         if word in self.words or stem(word) in self.stems:
             return True
-        return any(word.endswith(ending) and word[: -len(ending)] in self.words for ending in INFLECTIONS)
+        endings = INFLECTIONS if inflected else ()
+        return any(word.endswith(ending) and word[: -len(ending)] in self.words for ending in endings)
 
-    def corrected(self, text: str, dictionary: frozenset[str] = frozenset()) -> str:
-        """The text with each misspelled word replaced by its library word (the rest left as written)."""
-        return WORD_RE.sub(lambda match: self.correct(match.group(), dictionary) or match.group(), text)
+    def corrected(self, text: str, dictionary: frozenset[str] = frozenset(), names: bool = False) -> str:
+        """The text with each misspelled word replaced by its library word (the rest left as written);
+        `names`: the text is names, none of them an inflection."""
+        fixed = self.correct
+        return WORD_RE.sub(lambda match: fixed(match.group(), dictionary, names) or match.group(), text)

@@ -165,7 +165,7 @@ class ExtractiveAnswerer:
         missing = unmentioned(
             plan.query,
             self.index.embedder.vocabulary(),
-            self.index.corrected,
+            lambda name: self.index.corrected(name, names=True),
             lambda terms: self.index.held(terms, course),
             self.index.courses(),
         )
