@@ -37,9 +37,9 @@ OVERFETCH = 10
 # rather than 10 gave two more good extractive answers (cheap: BM25 scores every chunk anyway).
 DENSE_CANDIDATES = 10
 LEXICAL_CANDIDATES = 20
-# Keyword credit reaches deeper than the keyword candidates: a chunk found by meaning gets its BM25 score if it
-# ranks within this depth by keywords, so whether it gets credit does not depend on how many results were
-# asked for (a chunk 27th by keywords had none at k=10 and some at k=40).
+# Keyword credit reaches deeper than the keyword candidates: a chunk found by meaning gets its BM25 score
+# if it ranks within this depth by keywords, so whether it gets credit does not depend on how many results
+# were asked for (a chunk 27th by keywords had none at k=10 and some at k=40).
 KEYWORD_DEPTH = 200
 # Every candidate of either ranking is scored DENSE_WEIGHT * cosine + (1 - DENSE_WEIGHT) * BM25 / best BM25.
 # Fused by score rather than by reciprocal rank: a chunk that matches the question's rare words far better
