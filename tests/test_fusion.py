@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from app.config import Settings
+from app.search.course_vectors import Hit
 from app.search.index import CourseIndex
 from app.search.lexical import LexicalHit
-from app.search.searcher import DENSE_WEIGHT, fused_ranking, fused_scores
+from app.search.searcher import (
+    DENSE_WEIGHT,
+    LEXICAL_CANDIDATES,
+    Candidates,
+    Searcher,
+    fused_ranking,
+    fused_scores,
+)
 from tests.helpers import Library
 from tests.test_index import TEST_COURSES
 
@@ -72,3 +82,30 @@ def test_keyword_only_candidates_are_scored_from_the_course_vectors_in_memory(tm
     dense = CourseIndex(index.settings.model_copy(update={"hybrid_search": False}), embedder=index.embedder)
     by_meaning = {passage.text: passage.score for passage in dense.search(QUERY, k=50)}
     assert [passage.score for passage in first] == [by_meaning[passage.text] for passage in first]
+
+
+def dense_hit(lesson: int, chunk: int, cosine: float) -> Hit:
+    """A dense hit on a chunk of the course "kitchen"."""
+    metadata = {
+        "course_id": "kitchen",
+        "course_title": "Kitchen",
+        "lesson_number": lesson,
+        "lesson_title": f"Lesson {lesson}",
+        "chunk_index": chunk,
+        "version": "v1",
+    }
+    return Hit(f"text of chunk {lesson}.{chunk}", metadata, 1.0 - cosine)
+
+
+def test_keyword_credit_reaches_past_the_keyword_candidates():
+    # Chunk 2.0 is close in meaning and shares the question's words, but less than the 20 chunks that repeat
+    # them (keyword rank 21). Its credit must not depend on how many keyword candidates k brings, or it falls
+    # behind chunks that share the words and not the meaning at a small k only.
+    repeating = [dense_hit(1, chunk, 0.40 if chunk == 0 else 0.10) for chunk in range(LEXICAL_CANDIDATES)]
+    lexical = [keyword(1, chunk, 10.0) for chunk in range(LEXICAL_CANDIDATES)] + [keyword(2, 0, 8.0)]
+    candidates = Candidates(np.zeros(3), [*repeating, dense_hit(2, 0, 0.60)], lexical, LEXICAL_CANDIDATES)
+    searcher = Searcher(Settings(), store=None, embedder=None)  # type: ignore[arg-type]
+    ranked = searcher.fuse(candidates, [], 3)
+    # 0.6 * 0.60 + 0.4 * 8 / 10 = 0.68: ahead of chunk 1.0 (0.64) and of the repeating chunks (0.46).
+    assert [(found.lesson_number, found.chunk_index) for found in ranked] == [(2, 0), (1, 0), (1, 1)]
+    assert ranked[0].score == pytest.approx(0.60, abs=1e-4)  # the score stays the cosine

@@ -41,7 +41,7 @@ def explain_ranking(
 ) -> list[RankedPassage]:
     """The k best passages of the scope for the query, as `Searcher.search` ranks them, with their ranks."""
     candidates = searcher.candidates(query, library, scope, course, lesson, k)
-    _, dense, lexical = candidates
+    dense, lexical = candidates.dense, candidates.lexical[: candidates.offered]
     titles = {entry.record.id: entry.record.title for entry in library.entries}
     dense_ranks = {
         (hit.metadata["course_title"], hit.metadata["lesson_number"], hit.metadata["chunk_index"]): rank

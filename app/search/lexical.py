@@ -168,11 +168,14 @@ class LibraryView:
             mask[self.starts[position] : self.starts[position + 1]] = True
         return mask if lesson is None else mask & (self.lessons == lesson)
 
-    def hit(self, row: int, score: float) -> LexicalHit:
-        """The chunk at a row, as a hit."""
-        position = int(np.searchsorted(self.starts, row, side="right")) - 1
-        course_id, version, terms = self.courses[position]
-        return LexicalHit(course_id, version, terms.keys[row - self.starts[position]], score)
+    def hits(self, rows: np.ndarray, scores: np.ndarray) -> list[LexicalHit]:
+        """The chunks at the rows, as hits with their scores (the rows' courses found in one pass)."""
+        positions = np.searchsorted(self.starts, rows, side="right") - 1
+        found = []
+        for row, position, score in zip(rows.tolist(), positions.tolist(), scores.tolist(), strict=True):
+            course_id, version, terms = self.courses[position]
+            found.append(LexicalHit(course_id, version, terms.keys[row - int(self.starts[position])], score))
+        return found
 
 
 class LexicalIndex:
@@ -212,7 +215,7 @@ class LexicalIndex:
         if len(best) > limit:
             best = best[np.argpartition(-scores[best], limit)[:limit]]
         best = best[np.argsort(-scores[best], kind="stable")]
-        return [view.hit(int(row), float(scores[row])) for row in best]
+        return view.hits(best, scores[best])
 
     def corrected(
         self, text: str, library: CatalogSnapshot, dictionary: frozenset[str], names: bool = False

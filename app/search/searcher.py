@@ -37,6 +37,11 @@ OVERFETCH = 10
 # rather than 10 gave two more good extractive answers (cheap: BM25 scores every chunk anyway).
 DENSE_CANDIDATES = 10
 LEXICAL_CANDIDATES = 20
+# Keyword credit reaches deeper than the keyword candidates: a chunk found by meaning gets its BM25 score
+# if it ranks within this depth by keywords, so whether it gets credit does not depend on how many results
+# were asked for (a chunk 2nd by meaning and 27th by keywords had none at k=10 and some at k=40). 100 deep
+# costs nothing measurable (the hits are read in one pass); the scores are BM25's over every chunk anyway.
+KEYWORD_DEPTH = 100
 # Every candidate of either ranking is scored DENSE_WEIGHT * cosine + (1 - DENSE_WEIGHT) * BM25 / best BM25.
 # Fused by score rather than by reciprocal rank: a chunk that matches the question's rare words far better
 # than the others (BM25 1.0) wins over one that is merely a little closer in meaning, which ranks cannot
@@ -99,11 +104,15 @@ def live_filter(library: CatalogSnapshot, scope: list[CatalogEntry], course: str
 
 
 class Candidates(NamedTuple):
-    """What a search ranks before fusion: the query's vector, the dense hits and the keyword hits."""
+    """What a search ranks before fusion: the query's vector, the dense hits and the keyword hits.
+
+    The first `offered` keyword hits are candidates; the rest only lend their score to dense candidates.
+    """
 
     vector: np.ndarray
     dense: list[Hit]
     lexical: list[LexicalHit]
+    offered: int = LEXICAL_CANDIDATES
 
 
 class Searcher:
@@ -157,12 +166,14 @@ class Searcher:
         else:
             dense = self.query(vector, pool, self._where(library, scope, course, lesson))
         lexical: list[LexicalHit] = []
+        offered = max(LEXICAL_CANDIDATES, 2 * k)
         if hybrid:
             scope_ids = [entry.record.id for entry in scope]
-            ranked = self.lexical.ranked(query, library, scope_ids, lesson, max(LEXICAL_CANDIDATES, 2 * k))
+            depth = max(KEYWORD_DEPTH, offered)
+            ranked = self.lexical.ranked(query, library, scope_ids, lesson, depth)
             # The keyword index may be a course version behind for a moment (see LexicalIndex._follow).
             lexical = [found for found in ranked if library.versions.get(found.course_id) == found.version]
-        return Candidates(vector, dense, lexical)
+        return Candidates(vector, dense, lexical, offered)
 
     def corrected(self, text: str, library: CatalogSnapshot, names: bool = False) -> str:
         """The text with misspelled words corrected towards the library's own words ("hypotesis")."""
@@ -187,7 +198,7 @@ class Searcher:
         # Keyword hits the dense ranking did not offer need their cosine too: read from their courses'
         # vectors in memory (one read per course version, then kept), not the store on every search.
         missing: dict[str, list[LexicalHit]] = {}
-        for found in candidates.lexical:
+        for found in candidates.lexical[: candidates.offered]:
             if found.place not in hits:
                 missing.setdefault(found.course_id, []).append(found)
         entries = {entry.record.id: entry for entry in scope}
