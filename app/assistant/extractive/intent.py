@@ -57,8 +57,14 @@ SHORT_QUESTION_WORDS = 6
 PRONOUN_RE = re.compile(
     r"\b(?:it|its|they|them|their|those|these|he|she|him|his|her)\b|\bthere\s*[?.!]*\s*$", re.IGNORECASE
 )
+# The pronoun a follow-up comparison puts for what the previous question asked about ("how does it differ").
+SUBJECT_RE = re.compile(r"\b(?:it|this|that|they|them)\b", re.IGNORECASE)
 # A question asked after another with at most this many words of its own carries on from it.
 FEW_WORDS = 2
+# Words that ask for more of what was just said rather than name a topic: "can you give an example?".
+REQUEST_WORDS = frozenset(
+    {"give", "show", "example", "examples", "instance", "another", "more", "detail", "details", "reason"}
+)
 # A question whose own words the previous answer said at least this share of (by rarity) is about it.
 ABOUT_ANSWER = 0.5
 NEXT_RE = re.compile(r"\b(?:next|following)\s+(?:one|lesson)\b", re.IGNORECASE)
@@ -137,13 +143,30 @@ def understand(question: str, index: CourseIndex, previous: Exchange | None = No
     plan = _plan(question, index)
     if previous is not None:
         plan = follow_up(plan, question, previous, index)
-    parts = None if plan.outline else split_comparison(question)
-    if parts:
-        halves = tuple(_plan(CUE_RE.sub(" ", part), index) for part in parts)
-        # A half that names no course that exists, or has no topic, is no comparison: answer as one question.
-        if not any(half.course_error or half.overview for half in halves):
-            plan = replace(plan, halves=(halves[0], halves[1]))
-    return plan
+    if plan.outline:
+        return plan
+    halves = _halves(split_comparison(question), index)
+    if halves is None and previous is not None:
+        # "how does it differ from IVF?": "it" is what the previous question asked about, searched where
+        # that answer was found; the thing named searches every course unless the question names one.
+        stands_for = _context([], _plan(previous.question, index).topic)
+        resolved = SUBJECT_RE.sub(stands_for, question, count=1) if stands_for else question
+        halves = _halves(split_comparison(resolved), index) if resolved != question else None
+        if halves is not None and plan.course is not None:
+            halves = tuple(
+                replace(half, course=plan.course) if stands_for in part and half.course is None else half
+                for part, half in zip(split_comparison(resolved) or (), halves, strict=True)
+            )
+    return replace(plan, halves=(halves[0], halves[1])) if halves is not None else plan
+
+
+def _halves(parts: tuple[str, str] | None, index: CourseIndex) -> tuple[Plan, ...] | None:
+    """A comparison's two halves, each planned on its own; None for no comparison. A half that names no
+    course that exists, or has no topic, is no comparison: the question is answered as one."""
+    if not parts:
+        return None
+    halves = tuple(_plan(CUE_RE.sub(" ", part), index) for part in parts)
+    return None if any(half.course_error or half.overview for half in halves) else halves
 
 
 def _plan(question: str, index: CourseIndex) -> Plan:
@@ -192,7 +215,8 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     about_answer = _about_answer(own, previous.answer, index)
     if not (about_answer or refers_back(question)):
         return plan
-    if PRONOUN_RE.search(question) or not own or about_answer:
+    asks_more = not content_words(plan.topic, QUESTION_WORDS | REQUEST_WORDS)
+    if PRONOUN_RE.search(question) or asks_more or about_answer:
         context = _context(own, _plan(previous.question, index).topic)
         plan = replace(plan, context=context, about_answer=about_answer and not PRONOUN_RE.search(question))
     cited = next((source for source in previous.sources if source.course_title), None)
