@@ -100,3 +100,38 @@ def test_a_course_title_word_next_to_lesson_names_no_lesson(kitchen):
     plan = understand("which bread lesson explains the crust?", kitchen.index)
 
     assert plan.lesson is None
+
+
+def test_a_follow_up_asking_for_an_example_carries_the_previous_topic(kitchen):
+    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2, 1))
+    plan = understand("can you give an example?", kitchen.index, previous)
+    follow = kitchen.answer("can you give an example?", [previous])
+
+    assert "proofing" in plan.context.lower()
+    assert follow.sources and follow.sources[0].lesson_number == 2
+
+
+def test_a_follow_up_that_only_asks_why_searches_what_it_carries_on_from(kitchen):
+    from app.assistant.extractive.retrieve import search_query
+
+    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2))
+    plan = understand("why?", kitchen.index, previous)
+
+    assert plan.overview and "proofing" in search_query(plan).lower()
+
+
+def test_how_does_it_differ_from_x_compares_the_previous_topic_with_x(kitchen):
+    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2))
+    plan = understand("how does it differ from baking the loaf?", kitchen.index, previous)
+    follow = kitchen.answer("how does it differ from baking the loaf?", [previous])
+
+    assert plan.halves is not None
+    first, second = plan.halves
+    # "it" is the proofing asked about before, searched in that answer's course; the loaf half anywhere.
+    assert "proofing" in first.topic.lower() and first.course is not None and first.course.title == BREAD
+    assert "loaf" in second.topic.lower() and second.course is None
+    assert [source.lesson_number for source in follow.sources][:2] == [2, 3]
+
+
+def test_a_comparison_with_it_and_no_previous_question_is_no_comparison(kitchen):
+    assert understand("how does it differ from baking the loaf?", kitchen.index).halves is None
