@@ -117,7 +117,24 @@ def test_a_follow_up_that_only_asks_why_searches_what_it_carries_on_from(kitchen
     previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2))
     plan = understand("why?", kitchen.index, previous)
 
-    assert plan.overview and "proofing" in search_query(plan).lower()
+    assert not plan.overview and "proofing" in search_query(plan).lower()
+
+
+def test_a_follow_up_naming_another_course_asks_the_previous_question_there(kitchen):
+    previous = Exchange(question="which windowsill suits the dough?", answer=PROOFING, sources=cited(2))
+    plan = understand("and the kitchen gardening course?", kitchen.index, previous)
+    follow = kitchen.answer("and the kitchen gardening course?", [previous])
+
+    assert plan.course is not None and plan.course.title == GARDEN
+    assert "windowsill" in plan.context.lower() and not plan.overview
+    assert "sunny windowsill" in follow.markdown
+
+
+def test_a_follow_up_naming_a_lesson_of_another_course_is_that_lesson(kitchen):
+    previous = Exchange(question="which windowsill suits the dough?", answer=PROOFING, sources=cited(2))
+    plan = understand("and lesson 1 of the kitchen gardening course?", kitchen.index, previous)
+
+    assert plan.lesson == 1 and not plan.context and plan.overview
 
 
 def test_how_does_it_differ_from_x_compares_the_previous_topic_with_x(kitchen):

@@ -129,8 +129,9 @@ class Plan:
 
     @property
     def overview(self) -> bool:
-        """True when the topic says nothing beyond asking: the question wants a lesson's or course's gist."""
-        return not content_words(self.topic, QUESTION_WORDS)
+        """True when the question says nothing beyond asking, and carries no topic on from the previous one
+        ("why?" does): it wants a lesson's or course's gist."""
+        return not content_words(self.query, QUESTION_WORDS)
 
     @property
     def term(self) -> list[str] | None:
@@ -202,15 +203,20 @@ def _plan(question: str, index: CourseIndex) -> Plan:
 def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex) -> Plan:
     """The plan carried on from the previous exchange, for a question that refers back to it.
 
-    "And lesson 4?" keeps the course; "what about the next one?" moves to the following lesson; "explain
+    "And lesson 4?" keeps the course; "and the testing course?" asks the previous question of that course; "what about the next one?" moves to the following lesson; "explain
     that more simply" asks the previous question again within its lesson. A question that points back ("who
     came up with it?", "why is it too low there?") or has no word of its own is also searched with the
     previous question's words (conversational query expansion); every follow-up, including one with few
     words of its own ("and projection?"), keeps the previous course unless it names another, and looks
     first in the lessons the previous answer quoted (`near`), as a person would.
     """
-    if plan.course is not None or plan.course_error:
+    if plan.course_error:
         return plan
+    if plan.course is not None:
+        # "and the testing course?" asks the previous question of another course.
+        moved = plan.lesson is None and plan.overview and not plan.outline and refers_back(question)
+        context = _context([], _plan(previous.question, index).topic) if moved else ""
+        return replace(plan, context=context) if context else plan
     own = content_words(plan.topic, QUESTION_WORDS)
     about_answer = _about_answer(own, previous.answer, index)
     if not (about_answer or refers_back(question)):

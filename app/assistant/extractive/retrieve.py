@@ -26,8 +26,7 @@ def search(toolbox: ToolBox, query: str, course: CourseRecord | None, lesson: in
 
 def search_query(plan: Plan) -> str:
     """The plan's topic; for a question naming only a course or lesson, that lesson's or course's title."""
-    if not plan.overview or (plan.context and plan.lesson is None):
-        # A follow-up that only asks ("why?") is about what it carries on from, not the course's gist.
+    if not plan.overview:
         return plan.query
     if plan.course is not None:
         titles = {lesson.number: lesson.title for lesson in plan.course.lessons}
