@@ -203,12 +203,13 @@ def _plan(question: str, index: CourseIndex) -> Plan:
 def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex) -> Plan:
     """The plan carried on from the previous exchange, for a question that refers back to it.
 
-    "And lesson 4?" keeps the course; "and the testing course?" asks the previous question of that course; "what about the next one?" moves to the following lesson; "explain
-    that more simply" asks the previous question again within its lesson. A question that points back ("who
-    came up with it?", "why is it too low there?") or has no word of its own is also searched with the
-    previous question's words (conversational query expansion); every follow-up, including one with few
-    words of its own ("and projection?"), keeps the previous course unless it names another, and looks
-    first in the lessons the previous answer quoted (`near`), as a person would.
+    "And lesson 4?" keeps the course; "and the testing course?" asks the previous question of that course;
+    "what about the next one?" moves to the following lesson; "explain that more simply" asks the previous
+    question again within its lesson. A question that points back ("who came up with it?", "why is it too
+    low there?"), has no word of its own, or only asks for more ("can you give an example?") is also
+    searched with the previous question's words (conversational query expansion); every follow-up,
+    including one with few words of its own ("and projection?"), keeps the previous course unless it names
+    another, and looks first in the lessons the previous answer quoted (`near`), as a person would.
     """
     if plan.course_error:
         return plan
