@@ -28,7 +28,9 @@ INSTRUCTOR_RE = re.compile(
     re.IGNORECASE,
 )
 OUTLINE_RE = re.compile(
-    r"\b(outline|syllabus|curriculum|table of contents|structure|lesson list|list (?:of |the )?lessons"
+    r"\b(outline|syllabus|curriculum|table of contents|lesson list|list (?:of |the )?lessons"
+    # a course's structure, not how to structure an app or the structure of a good test
+    r"|(?:course|class)\s+structure|(?:the|its)\s+structure(?!\s+of\s+(?:an?|your|my)\b)"
     r"|(?:which|what|how many) lessons|lessons (?:are )?(?:in|of)|what is covered"
     r"|what (?:does|do|will) .+ cover)\b",
     re.IGNORECASE,
