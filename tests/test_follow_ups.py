@@ -152,3 +152,13 @@ def test_how_does_it_differ_from_x_compares_the_previous_topic_with_x(kitchen):
 
 def test_a_comparison_with_it_and_no_previous_question_is_no_comparison(kitchen):
     assert understand("how does it differ from baking the loaf?", kitchen.index).halves is None
+
+
+def test_a_short_follow_up_naming_a_lesson_title_word_looks_in_that_lesson(kitchen):
+    # "and baking?" after an answer from the starter and proofing lessons is about the lesson titled Baking.
+    previous = Exchange(question="what does a sourdough starter do?", answer=STARTERS, sources=cited(1, 2))
+    plan = understand("and baking?", kitchen.index, previous)
+    follow = kitchen.answer("and baking?", [previous])
+
+    assert plan.near == (3,)
+    assert follow.sources and follow.sources[0].lesson_number == 3

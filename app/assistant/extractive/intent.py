@@ -245,7 +245,20 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     if lesson is not None and lesson not in {each.number for each in course.lessons}:
         lesson = None  # past the last lesson: the whole course rather than an error
     near = _cited_lessons(previous, course.title) if lesson is None else ()
+    titled = _titled_lesson(own, course) if lesson is None and len(own) <= FEW_WORDS else None
+    # "and Skinner?" after a question on Freud: the lesson its word titles, not Freud's that mentions him.
+    near = (titled,) if titled is not None else near
     return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near)
+
+
+def _titled_lesson(own: list[str], course: CourseRecord) -> int | None:
+    """The one lesson of a course whose title holds one of a short follow-up's own words, or None."""
+    titled = {
+        lesson.number
+        for lesson in course.lessons
+        if set(own) & set(content_words(lesson.title, QUESTION_WORDS))
+    }
+    return titled.pop() if len(titled) == 1 else None
 
 
 def _cited_lessons(previous: Exchange, course_title: str) -> tuple[int, ...]:
