@@ -162,3 +162,35 @@ def test_a_short_follow_up_naming_a_lesson_title_word_looks_in_that_lesson(kitch
 
     assert plan.near == (3,)
     assert found.passages and found.passages[0].lesson_number == 3
+
+
+ROUTES = (
+    "A route maps a URL to a view function. The view function receives the request object and returns a "
+    "response, a string or a rendered template. Route parameters such as an item id arrive as keyword "
+    "arguments, and the request that reached the server carries the form data and the headers."
+)
+GOING_LIVE = (
+    "For production, run a WSGI server such as gunicorn with four worker processes behind a reverse proxy. "
+    "The development server that ships with the framework is single-threaded and not hardened."
+)
+
+
+def test_a_follow_up_with_nothing_close_in_the_quoted_lesson_is_answered_from_its_course(tmp_path):
+    from app.assistant.extractive.answerer import ExtractiveAnswerer
+    from app.assistant.tools import ToolBox
+    from tests.helpers import Library
+
+    library = Library(tmp_path)
+    web = course("Small Web Apps", ("Routes and Views", ROUTES), ("Going Live", GOING_LIVE))
+    (library.docs / "web.txt").write_text(web)
+    assert not library.indexer.sync().problems
+    answerer = ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    source = Source(label="Small Web Apps - Lesson 1", course_title="Small Web Apps", lesson_number=1)
+    previous = Exchange(question="how does a route reach its view?", answer=ROUTES, sources=[source])
+
+    # The routes lesson says "server" only in passing: the follow-up is answered from the lesson that
+    # says which server to run, not declined.
+    follow = answerer.answer("which server should I use?", [previous])
+
+    assert [source.lesson_number for source in follow.sources] == [2]
+    assert "gunicorn" in follow.markdown
