@@ -130,6 +130,15 @@ def test_a_follow_up_naming_another_course_asks_the_previous_question_there(kitc
     assert "sunny windowsill" in follow.markdown
 
 
+def test_a_follow_up_naming_another_course_after_an_outline_question_asks_for_its_outline(kitchen):
+    previous = Exchange(question="who teaches the home bread baking course?", answer="", sources=[])
+    plan = understand("and the kitchen gardening course?", kitchen.index, previous)
+    follow = kitchen.answer("and the kitchen gardening course?", [previous])
+
+    assert plan.outline and plan.instructor and plan.course is not None and plan.course.title == GARDEN
+    assert f"{GARDEN} is taught by Test Person." in follow.markdown
+
+
 def test_a_follow_up_naming_a_lesson_of_another_course_is_that_lesson(kitchen):
     previous = Exchange(question="which windowsill suits the dough?", answer=PROOFING, sources=cited(2))
     plan = understand("and lesson 1 of the kitchen gardening course?", kitchen.index, previous)

@@ -216,10 +216,14 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     if plan.course_error:
         return plan
     if plan.course is not None:
-        # "and the testing course?" asks the previous question of another course.
-        moved = plan.lesson is None and plan.overview and not plan.outline and refers_back(question)
-        context = _context([], _plan(previous.question, index).topic) if moved else ""
-        return replace(plan, context=context) if context else plan
+        # "and the testing course?" asks the previous question of another course: its outline question
+        # ("who teaches the RAG course?") as one, its topic as the words searched.
+        if not (plan.lesson is None and plan.overview and not plan.outline and refers_back(question)):
+            return plan
+        earlier = _plan(previous.question, index)
+        if earlier.outline:
+            return replace(plan, outline=True, ask=earlier.ask, instructor=earlier.instructor)
+        return replace(plan, context=_context([], earlier.topic))
     own = content_words(plan.topic, QUESTION_WORDS)
     about_answer = _about_answer(own, previous.answer, index)
     if not (about_answer or refers_back(question)):
