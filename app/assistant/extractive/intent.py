@@ -243,6 +243,7 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     if lesson is None and NEXT_RE.search(question) and cited.lesson_number is not None:
         lesson = cited.lesson_number + 1
         topic = ""  # "the next one" is no topic: an overview of that lesson
+        plan = replace(plan, context="")
     elif lesson is None and AGAIN_RE.search(question):
         lesson = cited.lesson_number
         topic = _without(previous.question, "")
