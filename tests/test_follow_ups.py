@@ -203,3 +203,12 @@ def test_a_follow_up_with_nothing_close_in_the_quoted_lesson_is_answered_from_it
 
     assert [source.lesson_number for source in follow.sources] == [2]
     assert "gunicorn" in follow.markdown
+
+
+def test_a_short_question_about_the_things_just_compared_carries_them(kitchen):
+    previous = Exchange(question="compare proofing and baking", answer=PROOFING + BAKING, sources=cited(2, 3))
+    plan = understand("which one takes longer?", kitchen.index, previous)
+
+    assert plan.course is not None and plan.course.title == BREAD
+    assert {"proofing", "baking"} <= set(plan.context.lower().split())
+    assert understand("which one is the oldest herb on the windowsill?", kitchen.index, previous).course is None

@@ -61,6 +61,9 @@ PRONOUN_RE = re.compile(
 )
 # The pronoun a follow-up comparison puts for what the previous question asked about ("how does it differ").
 SUBJECT_RE = re.compile(r"\b(?:it|this|that|they|them)\b", re.IGNORECASE)
+# Words that point at the things just compared ("which one uses less memory?", "when should I use each?"),
+# in a short question: a longer one names what it compares itself.
+REFERENT_RE = re.compile(r"\b(?:which\s+(?:one|ones)|each|both|either|neither)\b", re.IGNORECASE)
 # A question asked after another with at most this many words of its own carries on from it.
 FEW_WORDS = 2
 # Words that ask for more of what was just said rather than name a topic: "can you give an example?".
@@ -229,7 +232,7 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     if not (about_answer or refers_back(question)):
         return plan
     asks_more = not content_words(plan.topic, QUESTION_WORDS | REQUEST_WORDS)
-    if PRONOUN_RE.search(question) or asks_more or about_answer:
+    if PRONOUN_RE.search(question) or asks_more or about_answer or _points_at_both(question):
         context = _context(own, _plan(previous.question, index).topic)
         plan = replace(plan, context=context, about_answer=about_answer and not PRONOUN_RE.search(question))
     cited = next((source for source in previous.sources if source.course_title), None)
@@ -291,7 +294,13 @@ def refers_back(question: str) -> bool:
     return (
         bool(FOLLOW_UP_RE.search(question) or pointing or PRONOUN_RE.search(question))
         or len(own) <= FEW_WORDS
+        or _points_at_both(question)
     )
+
+
+def _points_at_both(question: str) -> bool:
+    """True for a short question about the things just compared ("which one is faster?")."""
+    return bool(REFERENT_RE.search(question)) and len(question.split()) <= SHORT_QUESTION_WORDS
 
 
 def _context(own: list[str], earlier: str) -> str:
