@@ -213,3 +213,18 @@ def test_a_short_question_about_the_things_just_compared_carries_them(kitchen):
     assert {"proofing", "baking"} <= set(plan.context.lower().split())
     longer = understand("which one is the oldest herb on the windowsill?", kitchen.index, previous)
     assert longer.course is None  # a longer question names what it asks about itself
+
+
+def test_the_lesson_titled_by_most_of_a_follow_ups_words_is_the_one_it_asks_about(kitchen):
+    from app.assistant.extractive.intent import _titled_lesson
+    from app.search.models import LessonInfo
+
+    titles = ["Deep Learning Basics", "Deep Reinforcement Learning", "Learning to See"]
+    bread = kitchen.index.resolve_course(BREAD)
+    course = bread.model_copy(
+        update={"lessons": [LessonInfo(number=n, title=t) for n, t in enumerate(titles, start=1)]}
+    )
+
+    assert _titled_lesson(["reinforcement", "learn"], course) == 2
+    assert _titled_lesson(["learn"], course) is None  # in every title: it names no one lesson
+    assert _titled_lesson(["proof"], course) is None

@@ -260,13 +260,15 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
 
 
 def _titled_lesson(own: list[str], course: CourseRecord) -> int | None:
-    """The one lesson of a course whose title holds one of a short follow-up's own words, or None."""
-    titled = {
-        lesson.number
+    """The lesson of a course whose title holds most of a short follow-up's own words ("reinforcement
+    learning": "Deep Reinforcement Learning", not every "Deep Learning" title), or None for a tie or none."""
+    held = {
+        lesson.number: len(set(own) & set(content_words(lesson.title, QUESTION_WORDS)))
         for lesson in course.lessons
-        if set(own) & set(content_words(lesson.title, QUESTION_WORDS))
     }
-    return titled.pop() if len(titled) == 1 else None
+    most = max(held.values(), default=0)
+    best = [number for number, count in held.items() if count == most]
+    return best[0] if most > 0 and len(best) == 1 else None
 
 
 def _cited_lessons(previous: Exchange, course_title: str) -> tuple[int, ...]:
