@@ -228,3 +228,24 @@ def test_the_lesson_titled_by_most_of_a_follow_ups_words_is_the_one_it_asks_abou
     assert _titled_lesson(["reinforcement", "learn"], course) == 2
     assert _titled_lesson(["learn"], course) is None  # in every title: it names no one lesson
     assert _titled_lesson(["proof"], course) is None
+
+
+def test_which_one_after_a_comparison_asks_it_of_the_same_two_things(kitchen):
+    previous = Exchange(question="compare proofing and baking", answer=PROOFING + BAKING, sources=cited(2, 3))
+    plan = understand("which one needs the lid?", kitchen.index, previous)
+    follow = kitchen.answer("which one needs the lid?", [previous])
+
+    assert plan.halves is not None
+    first, second = (half.topic.lower() for half in plan.halves)
+    assert "proofing" in first and "lid" in first and "baking" in second and "lid" in second
+    assert {source.lesson_number for source in follow.sources} == {2, 3}
+
+
+def test_a_follow_up_to_a_comparison_of_two_courses_searches_both(kitchen):
+    sources = [*cited(2), Source(label=f"{GARDEN} - Lesson 1", course_title=GARDEN, lesson_number=1)]
+    question = "how does proofing in the bread course differ from pinching in the gardening course?"
+    plan = understand(
+        "can you give an example?", kitchen.index, Exchange(question=question, answer="", sources=sources)
+    )
+
+    assert plan.course is None and "proofing" in plan.context.lower() and "pinching" in plan.context.lower()

@@ -163,6 +163,12 @@ def understand(question: str, index: CourseIndex, previous: Exchange | None = No
                 replace(half, course=plan.course) if stands_for in part and half.course is None else half
                 for part, half in zip(split_comparison(resolved) or (), halves, strict=True)
             )
+    earlier = split_comparison(previous.question) if halves is None and previous is not None else None
+    if earlier and _points_at_both(question):
+        # "which one is faster?" after a comparison asks it of the same two things.
+        halves = _halves(
+            (f"{earlier[0].rstrip('?')}: {question}", f"{earlier[1].rstrip('?')}: {question}"), index
+        )
     return replace(plan, halves=(halves[0], halves[1])) if halves is not None else plan
 
 
@@ -236,8 +242,8 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         context = _context(own, _plan(previous.question, index).topic)
         plan = replace(plan, context=context, about_answer=about_answer and not PRONOUN_RE.search(question))
     cited = next((source for source in previous.sources if source.course_title), None)
-    if cited is None:
-        return plan
+    if cited is None or (_courses_cited(previous) > 1 and split_comparison(previous.question)):
+        return plan  # a comparison answered from two courses: its follow-up spans both
     try:
         course = index.resolve_course(cited.course_title)
     except CourseNotFound:  # the course went since the previous answer
@@ -269,6 +275,11 @@ def _titled_lesson(own: list[str], course: CourseRecord) -> int | None:
     most = max(held.values(), default=0)
     best = [number for number, count in held.items() if count == most]
     return best[0] if most > 0 and len(best) == 1 else None
+
+
+def _courses_cited(previous: Exchange) -> int:
+    """How many courses the previous answer quoted."""
+    return len({source.course_title for source in previous.sources if source.course_title})
 
 
 def _cited_lessons(previous: Exchange, course_title: str) -> tuple[int, ...]:
