@@ -77,3 +77,12 @@ def test_a_name_naming_a_course_by_its_title_initials_or_instructor_is_no_subjec
     assert names_a_course("Generation", courses) and not names_a_course("Pinecone", courses)
     question = "how do the vector course and the RAG course use Pinecone?"
     assert unmentioned(question, ORDINARY, str, lambda terms: {"vector"}, courses) == ("Pinecone",)
+
+
+def test_a_name_offered_as_an_alternative_to_one_the_courses_say_is_not_unmentioned():
+    said = {"api", "run"}
+
+    # "a GPU or an external API": the question is covered when the courses say either.
+    assert _unmentioned("Does it need a GPU or an external API to run?", said) == ()
+    assert _unmentioned("Does it need a GPU or an external TPU to run?", said) == ("GPU", "TPU")
+    assert _unmentioned("Does it need a GPU and an external API to run?", said) == ("GPU",)

@@ -196,6 +196,10 @@ def test_overlapping_chunks_never_quote_a_sentence_twice(assistant):
         ("What do the lessons say about recall at k?", False, None),
         ("Explain cosine similarity", False, None),
         ("What is in lesson #0 of the vector course?", False, 0),
+        ("What is the structure of the RAG course?", True, None),
+        ("Show me the course structure", True, None),
+        ("How do I structure a Flask app with blueprints?", False, None),
+        ("What is the structure of a good test?", False, None),
     ],
 )
 def test_question_words_pick_the_tool_and_the_lesson(question, outline, lesson):

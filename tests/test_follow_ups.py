@@ -100,3 +100,152 @@ def test_a_course_title_word_next_to_lesson_names_no_lesson(kitchen):
     plan = understand("which bread lesson explains the crust?", kitchen.index)
 
     assert plan.lesson is None
+
+
+def test_a_follow_up_asking_for_an_example_carries_the_previous_topic(kitchen):
+    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2, 1))
+    plan = understand("can you give an example?", kitchen.index, previous)
+    follow = kitchen.answer("can you give an example?", [previous])
+
+    assert "proofing" in plan.context.lower()
+    assert follow.sources and follow.sources[0].lesson_number == 2
+
+
+def test_a_follow_up_that_only_asks_why_searches_what_it_carries_on_from(kitchen):
+    from app.assistant.extractive.retrieve import search_query
+
+    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2))
+    plan = understand("why?", kitchen.index, previous)
+
+    assert not plan.overview and "proofing" in search_query(plan).lower()
+
+
+def test_a_follow_up_naming_another_course_asks_the_previous_question_there(kitchen):
+    previous = Exchange(question="which windowsill suits the dough?", answer=PROOFING, sources=cited(2))
+    plan = understand("and the kitchen gardening course?", kitchen.index, previous)
+    follow = kitchen.answer("and the kitchen gardening course?", [previous])
+
+    assert plan.course is not None and plan.course.title == GARDEN
+    assert "windowsill" in plan.context.lower() and not plan.overview
+    assert "sunny windowsill" in follow.markdown
+
+
+def test_a_follow_up_naming_another_course_after_an_outline_question_asks_for_its_outline(kitchen):
+    previous = Exchange(question="who teaches the home bread baking course?", answer="", sources=[])
+    plan = understand("and the kitchen gardening course?", kitchen.index, previous)
+    follow = kitchen.answer("and the kitchen gardening course?", [previous])
+
+    assert plan.outline and plan.instructor and plan.course is not None and plan.course.title == GARDEN
+    assert f"{GARDEN} is taught by Test Person." in follow.markdown
+
+
+def test_a_follow_up_naming_a_lesson_of_another_course_is_that_lesson(kitchen):
+    previous = Exchange(question="which windowsill suits the dough?", answer=PROOFING, sources=cited(2))
+    plan = understand("and lesson 1 of the kitchen gardening course?", kitchen.index, previous)
+
+    assert plan.lesson == 1 and not plan.context and plan.overview
+
+
+def test_how_does_it_differ_from_x_compares_the_previous_topic_with_x(kitchen):
+    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2))
+    plan = understand("how does it differ from baking the loaf?", kitchen.index, previous)
+    follow = kitchen.answer("how does it differ from baking the loaf?", [previous])
+
+    assert plan.halves is not None
+    first, second = plan.halves
+    # "it" is the proofing asked about before, searched in that answer's course; the loaf half anywhere.
+    assert "proofing" in first.topic.lower() and first.course is not None and first.course.title == BREAD
+    assert "loaf" in second.topic.lower() and second.course is None
+    assert [source.lesson_number for source in follow.sources][:2] == [2, 3]
+
+
+def test_a_comparison_with_it_and_no_previous_question_is_no_comparison(kitchen):
+    assert understand("how does it differ from baking the loaf?", kitchen.index).halves is None
+
+
+def test_a_short_follow_up_naming_a_lesson_title_word_looks_in_that_lesson(kitchen):
+    # "and baking?" after an answer from the starter and proofing lessons is about the lesson titled Baking.
+    previous = Exchange(question="what does a sourdough starter do?", answer=STARTERS, sources=cited(1, 2))
+    plan = understand("and baking?", kitchen.index, previous)
+    found = kitchen._retrieve(plan)
+
+    assert plan.near == (3,)
+    assert found.passages and found.passages[0].lesson_number == 3
+
+
+ROUTES = (
+    "A route maps a URL to a view function. The view function receives the request object and returns a "
+    "response, a string or a rendered template. Route parameters such as an item id arrive as keyword "
+    "arguments, and the request that reached the server carries the form data and the headers."
+)
+GOING_LIVE = (
+    "For production, run a WSGI server such as gunicorn with four worker processes behind a reverse proxy. "
+    "The development server that ships with the framework is single-threaded and not hardened."
+)
+
+
+def test_a_follow_up_with_nothing_close_in_the_quoted_lesson_is_answered_from_its_course(tmp_path):
+    from app.assistant.extractive.answerer import ExtractiveAnswerer
+    from app.assistant.tools import ToolBox
+    from tests.helpers import Library
+
+    library = Library(tmp_path)
+    web = course("Small Web Apps", ("Routes and Views", ROUTES), ("Going Live", GOING_LIVE))
+    (library.docs / "web.txt").write_text(web)
+    assert not library.indexer.sync().problems
+    answerer = ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    source = Source(label="Small Web Apps - Lesson 1", course_title="Small Web Apps", lesson_number=1)
+    previous = Exchange(question="how does a route reach its view?", answer=ROUTES, sources=[source])
+
+    # The routes lesson says "server" only in passing: the follow-up is answered from the lesson that
+    # says which server to run, not declined.
+    follow = answerer.answer("which server should I use?", [previous])
+
+    assert [source.lesson_number for source in follow.sources] == [2]
+    assert "gunicorn" in follow.markdown
+
+
+def test_a_short_question_about_the_things_just_compared_carries_them(kitchen):
+    previous = Exchange(question="compare proofing and baking", answer=PROOFING + BAKING, sources=cited(2, 3))
+    plan = understand("which one takes longer?", kitchen.index, previous)
+
+    assert plan.course is not None and plan.course.title == BREAD
+    assert {"proofing", "baking"} <= set(plan.context.lower().split())
+    longer = understand("which one is the oldest herb on the windowsill?", kitchen.index, previous)
+    assert longer.course is None  # a longer question names what it asks about itself
+
+
+def test_the_lesson_titled_by_most_of_a_follow_ups_words_is_the_one_it_asks_about(kitchen):
+    from app.assistant.extractive.intent import _titled_lesson
+    from app.search.models import LessonInfo
+
+    titles = ["Deep Learning Basics", "Deep Reinforcement Learning", "Learning to See"]
+    bread = kitchen.index.resolve_course(BREAD)
+    course = bread.model_copy(
+        update={"lessons": [LessonInfo(number=n, title=t) for n, t in enumerate(titles, start=1)]}
+    )
+
+    assert _titled_lesson(["reinforcement", "learn"], course) == 2
+    assert _titled_lesson(["learn"], course) is None  # in every title: it names no one lesson
+    assert _titled_lesson(["proof"], course) is None
+
+
+def test_which_one_after_a_comparison_asks_it_of_the_same_two_things(kitchen):
+    previous = Exchange(question="compare proofing and baking", answer=PROOFING + BAKING, sources=cited(2, 3))
+    plan = understand("which one needs the lid?", kitchen.index, previous)
+    follow = kitchen.answer("which one needs the lid?", [previous])
+
+    assert plan.halves is not None
+    first, second = (half.topic.lower() for half in plan.halves)
+    assert "proofing" in first and "lid" in first and "baking" in second and "lid" in second
+    assert {source.lesson_number for source in follow.sources} == {2, 3}
+
+
+def test_a_follow_up_to_a_comparison_of_two_courses_searches_both(kitchen):
+    sources = [*cited(2), Source(label=f"{GARDEN} - Lesson 1", course_title=GARDEN, lesson_number=1)]
+    question = "how does proofing in the bread course differ from pinching in the gardening course?"
+    plan = understand(
+        "can you give an example?", kitchen.index, Exchange(question=question, answer="", sources=sources)
+    )
+
+    assert plan.course is None and "proofing" in plan.context.lower() and "pinching" in plan.context.lower()

@@ -107,6 +107,10 @@ class ExtractiveAnswerer:
             # sentences are read with the words its pronoun stands for too (their vectors are cached).
             quotes = self.scorer.quotes(plan.query, passages)
             opening = lead(quotes, plan.overview, plan.term, floor)
+        if not opening and plan.near:
+            # Nothing close in the lessons just quoted ("which server should I use?" after an answer from
+            # the fundamentals lesson): the whole course, as for a follow-up that moves on.
+            return self._search(replace(plan, near=()))
         if not opening:
             return no_match(plan.note).model_copy(update={"confidence": measured.confidence})
         body, sources = render_quotes(opening + more(quotes, opening, plan.term))

@@ -159,7 +159,21 @@ def unmentioned(
         each = all(any(way <= said for way in ways[name]) for name in run)
         return each or whole.get(" ".join(run)) in said
 
-    return tuple(" ".join(run) for run in runs if not mentioned(run))
+    known = [" ".join(run) for run in runs if mentioned(run)]
+    return tuple(
+        " ".join(run) for run in runs if not mentioned(run) and not offered_with(text, " ".join(run), known)
+    )
+
+
+def offered_with(text: str, name: str, others: Sequence[str]) -> bool:
+    """True when the question offers `name` as an alternative to one of `others` ("does it need a GPU or an
+    external API?"): such a question is covered when the courses say either."""
+    for other in others:
+        for first, second in ((name, other), (other, name)):
+            pattern = rf"\b{re.escape(first)}\s+or\s+(?:\S+\s+){{0,2}}?{re.escape(second)}\b"
+            if re.search(pattern, text):
+                return True
+    return False
 
 
 def passage_words(passage: Passage) -> set[str]:

@@ -28,7 +28,9 @@ INSTRUCTOR_RE = re.compile(
     re.IGNORECASE,
 )
 OUTLINE_RE = re.compile(
-    r"\b(outline|syllabus|curriculum|table of contents|structure|lesson list|list (?:of |the )?lessons"
+    r"\b(outline|syllabus|curriculum|table of contents|lesson list|list (?:of |the )?lessons"
+    # a course's structure, not how to structure an app or the structure of a good test
+    r"|(?:course|class)\s+structure|(?:the|its)\s+structure(?!\s+of\s+(?:an?|your|my)\b)"
     r"|(?:which|what|how many) lessons|lessons (?:are )?(?:in|of)|what is covered"
     r"|what (?:does|do|will) .+ cover)\b",
     re.IGNORECASE,
@@ -57,8 +59,17 @@ SHORT_QUESTION_WORDS = 6
 PRONOUN_RE = re.compile(
     r"\b(?:it|its|they|them|their|those|these|he|she|him|his|her)\b|\bthere\s*[?.!]*\s*$", re.IGNORECASE
 )
+# The pronoun a follow-up comparison puts for what the previous question asked about ("how does it differ").
+SUBJECT_RE = re.compile(r"\b(?:it|this|that|they|them)\b", re.IGNORECASE)
+# Words that point at the things just compared ("which one uses less memory?", "when should I use each?"),
+# in a short question: a longer one names what it compares itself.
+REFERENT_RE = re.compile(r"\b(?:which\s+(?:one|ones)|each|both|either|neither)\b", re.IGNORECASE)
 # A question asked after another with at most this many words of its own carries on from it.
 FEW_WORDS = 2
+# Words that ask for more of what was just said rather than name a topic: "can you give an example?".
+REQUEST_WORDS = frozenset(
+    {"give", "show", "example", "examples", "instance", "another", "more", "detail", "details", "reason"}
+)
 # A question whose own words the previous answer said at least this share of (by rarity) is about it.
 ABOUT_ANSWER = 0.5
 NEXT_RE = re.compile(r"\b(?:next|following)\s+(?:one|lesson)\b", re.IGNORECASE)
@@ -123,8 +134,9 @@ class Plan:
 
     @property
     def overview(self) -> bool:
-        """True when the topic says nothing beyond asking: the question wants a lesson's or course's gist."""
-        return not content_words(self.topic, QUESTION_WORDS)
+        """True when the question says nothing beyond asking, and carries no topic on from the previous one
+        ("why?" does): it wants a lesson's or course's gist."""
+        return not content_words(self.query, QUESTION_WORDS)
 
     @property
     def term(self) -> list[str] | None:
@@ -137,13 +149,36 @@ def understand(question: str, index: CourseIndex, previous: Exchange | None = No
     plan = _plan(question, index)
     if previous is not None:
         plan = follow_up(plan, question, previous, index)
-    parts = None if plan.outline else split_comparison(question)
-    if parts:
-        halves = tuple(_plan(CUE_RE.sub(" ", part), index) for part in parts)
-        # A half that names no course that exists, or has no topic, is no comparison: answer as one question.
-        if not any(half.course_error or half.overview for half in halves):
-            plan = replace(plan, halves=(halves[0], halves[1]))
-    return plan
+    if plan.outline:
+        return plan
+    halves = _halves(split_comparison(question), index)
+    if halves is None and previous is not None:
+        # "how does it differ from IVF?": "it" is what the previous question asked about, searched where
+        # that answer was found; the thing named searches every course unless the question names one.
+        stands_for = _context([], _plan(previous.question, index).topic)
+        resolved = SUBJECT_RE.sub(stands_for, question, count=1) if stands_for else question
+        halves = _halves(split_comparison(resolved), index) if resolved != question else None
+        if halves is not None and plan.course is not None:
+            halves = tuple(
+                replace(half, course=plan.course) if stands_for in part and half.course is None else half
+                for part, half in zip(split_comparison(resolved) or (), halves, strict=True)
+            )
+    earlier = split_comparison(previous.question) if halves is None and previous is not None else None
+    if earlier and _points_at_both(question):
+        # "which one is faster?" after a comparison asks it of the same two things.
+        halves = _halves(
+            (f"{earlier[0].rstrip('?')}: {question}", f"{earlier[1].rstrip('?')}: {question}"), index
+        )
+    return replace(plan, halves=(halves[0], halves[1])) if halves is not None else plan
+
+
+def _halves(parts: tuple[str, str] | None, index: CourseIndex) -> tuple[Plan, ...] | None:
+    """A comparison's two halves, each planned on its own; None for no comparison. A half that names no
+    course that exists, or has no topic, is no comparison: the question is answered as one."""
+    if not parts:
+        return None
+    halves = tuple(_plan(CUE_RE.sub(" ", part), index) for part in parts)
+    return None if any(half.course_error or half.overview for half in halves) else halves
 
 
 def _plan(question: str, index: CourseIndex) -> Plan:
@@ -179,25 +214,36 @@ def _plan(question: str, index: CourseIndex) -> Plan:
 def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex) -> Plan:
     """The plan carried on from the previous exchange, for a question that refers back to it.
 
-    "And lesson 4?" keeps the course; "what about the next one?" moves to the following lesson; "explain
-    that more simply" asks the previous question again within its lesson. A question that points back ("who
-    came up with it?", "why is it too low there?") or has no word of its own is also searched with the
-    previous question's words (conversational query expansion); every follow-up, including one with few
-    words of its own ("and projection?"), keeps the previous course unless it names another, and looks
-    first in the lessons the previous answer quoted (`near`), as a person would.
+    "And lesson 4?" keeps the course; "and the testing course?" asks the previous question of that course;
+    "what about the next one?" moves to the following lesson; "explain that more simply" asks the previous
+    question again within its lesson. A question that points back ("who came up with it?", "why is it too
+    low there?"), has no word of its own, or only asks for more ("can you give an example?") is also
+    searched with the previous question's words (conversational query expansion); every follow-up,
+    including one with few words of its own ("and projection?"), keeps the previous course unless it names
+    another, and looks first in the lessons the previous answer quoted (`near`), as a person would.
     """
-    if plan.course is not None or plan.course_error:
+    if plan.course_error:
         return plan
+    if plan.course is not None:
+        # "and the testing course?" asks the previous question of another course: its outline question
+        # ("who teaches the RAG course?") as one, its topic as the words searched.
+        if not (plan.lesson is None and plan.overview and not plan.outline and refers_back(question)):
+            return plan
+        earlier = _plan(previous.question, index)
+        if earlier.outline:
+            return replace(plan, outline=True, ask=earlier.ask, instructor=earlier.instructor)
+        return replace(plan, context=_context([], earlier.topic))
     own = content_words(plan.topic, QUESTION_WORDS)
     about_answer = _about_answer(own, previous.answer, index)
     if not (about_answer or refers_back(question)):
         return plan
-    if PRONOUN_RE.search(question) or not own or about_answer:
+    asks_more = not content_words(plan.topic, QUESTION_WORDS | REQUEST_WORDS)
+    if PRONOUN_RE.search(question) or asks_more or about_answer or _points_at_both(question):
         context = _context(own, _plan(previous.question, index).topic)
         plan = replace(plan, context=context, about_answer=about_answer and not PRONOUN_RE.search(question))
     cited = next((source for source in previous.sources if source.course_title), None)
-    if cited is None:
-        return plan
+    if cited is None or (_courses_cited(previous) > 1 and split_comparison(previous.question)):
+        return plan  # a comparison answered from two courses: its follow-up spans both
     try:
         course = index.resolve_course(cited.course_title)
     except CourseNotFound:  # the course went since the previous answer
@@ -206,13 +252,34 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     if lesson is None and NEXT_RE.search(question) and cited.lesson_number is not None:
         lesson = cited.lesson_number + 1
         topic = ""  # "the next one" is no topic: an overview of that lesson
+        plan = replace(plan, context="")
     elif lesson is None and AGAIN_RE.search(question):
         lesson = cited.lesson_number
         topic = _without(previous.question, "")
     if lesson is not None and lesson not in {each.number for each in course.lessons}:
         lesson = None  # past the last lesson: the whole course rather than an error
     near = _cited_lessons(previous, course.title) if lesson is None else ()
+    titled = _titled_lesson(own, course) if lesson is None and len(own) <= FEW_WORDS else None
+    # "and Skinner?" after a question on Freud: the lesson its word titles, not Freud's that mentions him.
+    near = (titled,) if titled is not None else near
     return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near)
+
+
+def _titled_lesson(own: list[str], course: CourseRecord) -> int | None:
+    """The lesson of a course whose title holds most of a short follow-up's own words ("reinforcement
+    learning": "Deep Reinforcement Learning", not every "Deep Learning" title), or None for a tie or none."""
+    held = {
+        lesson.number: len(set(own) & set(content_words(lesson.title, QUESTION_WORDS)))
+        for lesson in course.lessons
+    }
+    most = max(held.values(), default=0)
+    best = [number for number, count in held.items() if count == most]
+    return best[0] if most > 0 and len(best) == 1 else None
+
+
+def _courses_cited(previous: Exchange) -> int:
+    """How many courses the previous answer quoted."""
+    return len({source.course_title for source in previous.sources if source.course_title})
 
 
 def _cited_lessons(previous: Exchange, course_title: str) -> tuple[int, ...]:
@@ -240,7 +307,13 @@ def refers_back(question: str) -> bool:
     return (
         bool(FOLLOW_UP_RE.search(question) or pointing or PRONOUN_RE.search(question))
         or len(own) <= FEW_WORDS
+        or _points_at_both(question)
     )
+
+
+def _points_at_both(question: str) -> bool:
+    """True for a short question about the things just compared ("which one is faster?")."""
+    return bool(REFERENT_RE.search(question)) and len(question.split()) <= SHORT_QUESTION_WORDS
 
 
 def _context(own: list[str], earlier: str) -> str:
