@@ -22,11 +22,48 @@ COURSE_WORDS = frozenset(
 )  # fmt: skip
 STOPWORDS = FUNCTION_WORDS | COURSE_WORDS
 TOKEN_RE = re.compile(r"[A-Za-z0-9]+")
+# Words joined by hyphens ("re-ranking", "state-of-the-art"), or a single word.
+CHAIN_RE = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+# A chain inside an address, a path or code ("example.com/flask-htmx/", slug="flask-htmx") is a name.
+CODE_BEFORE = ("/", ".", "=", "_", "@", "#", ":", "\\", "='", '="')
+CODE_AFTER = frozenset("/_@\\")
 
 
 def tokens(text: str) -> list[str]:
     """The words of a text as written (letters and digits; hyphens and punctuation split words)."""
     return TOKEN_RE.findall(text)
+
+
+def compound(chain: str) -> str | None:
+    """Two words of letters joined by a hyphen, written as one ("re-ranking": "reranking"), else None.
+
+    The same term is written either way ("rerank", "cross-encoder", "crossencoder"), so a compound counts as
+    its parts and as one word. A longer chain ("state-of-the-art") is a phrase, and one with an acronym
+    ("Flask-HTMX", "HX-Request", "GPT-based") two names side by side, not one word.
+    """
+    parts = chain.split("-")
+    if len(parts) != 2 or not all(part.isalpha() and not is_acronym_token(part) for part in parts):
+        return None
+    return "".join(parts)
+
+
+def terms(text: str) -> list[str]:
+    """The words of a text as written, each two-word hyphenated compound followed by its joined form."""
+    found = []
+    for match in CHAIN_RE.finditer(text):
+        chain = match.group()
+        found += chain.split("-")
+        start, end = match.span()
+        code = text[max(0, start - 2) : start].endswith(CODE_BEFORE) or text[end : end + 1] in CODE_AFTER
+        joined = None if code else compound(chain)
+        if joined is not None:
+            found.append(joined)
+    return found
+
+
+def word_stems(text: str) -> set[str]:
+    """The stems of every word a text says, compounds joined too (what a passage can be matched on)."""
+    return {stem(word) for word in terms(text)}
 
 
 def stem(word: str) -> str:
@@ -47,10 +84,11 @@ def is_acronym_token(token: str) -> bool:
 
 
 def content_words(text: str, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
-    """Stems of the words that carry meaning, in order; 1-2 letter words count only as acronyms ("AI")."""
+    """Stems of the words that carry meaning, in order; 1-2 letter words count only as acronyms ("AI"); a
+    hyphenated compound counts as its parts and as one word ("re-ranking": "rank", "rerank")."""
     return [
         stem(token)
-        for token in tokens(text)
+        for token in terms(text)
         if token.lower() not in stopwords and (len(token) > 2 or is_acronym_token(token))
     ]
 

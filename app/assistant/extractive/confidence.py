@@ -28,7 +28,7 @@ import numpy as np
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.search.embedding.protocol import Embedder
 from app.search.models import Outline, Passage
-from app.search.names import acronym_matches, stem, tokens
+from app.search.names import CHAIN_RE, acronym_matches, stem, tokens, word_stems
 
 # Below this confidence the answer declines. Fitted on the sample library: the middle of its error-free range
 # (with the int8 encoder its highest no-coverage question is at 0.143, its lowest content question at 0.161;
@@ -164,8 +164,7 @@ def unmentioned(
 
 def passage_words(passage: Passage) -> set[str]:
     """The stemmed words of a passage with its course and lesson titles (as the keyword index reads it)."""
-    text = f"{passage.course_title} {passage.lesson_title or ''} {passage.text}"
-    return {stem(token) for token in tokens(text)}
+    return word_stems(f"{passage.course_title} {passage.lesson_title or ''} {passage.text}")
 
 
 class MeaningWeights:
@@ -184,8 +183,12 @@ class MeaningWeights:
 
     def _measure(self, text: str, words: tuple[str, ...]) -> tuple[float, ...]:
         """How far the text's vector moves without each word."""
-        written = tokens(text)
-        variants = [" ".join(token for token in written if stem(token) != word) for word in words]
+        chains = [(chain.split("-"), word_stems(chain)) for chain in CHAIN_RE.findall(text)]
+        written = [part for parts, _ in chains for part in parts]
+        # A word is left out with the compound it belongs to ("rerank" leaves out "re-ranking").
+        variants = [
+            " ".join(part for parts, stems in chains if word not in stems for part in parts) for word in words
+        ]
         vectors = np.asarray(self.embedder.embed_documents([" ".join(written), *variants]), dtype=np.float32)
         return tuple(max(0.0, 1.0 - float(cosine)) for cosine in vectors[1:] @ vectors[0])
 
