@@ -17,8 +17,9 @@ from collections import Counter
 from app.search.names import stem
 
 MIN_LENGTH = 5
-# Words with an apostrophe ("shouldn't") are taken whole and left alone.
-WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+# Words with an apostrophe ("shouldn't") or hyphens ("multi-modal") are taken whole and left alone: a
+# compound is written on purpose, and correcting one of its parts changes the term ("multi-model").
+WORD_RE = re.compile(r"[A-Za-z]+(?:['-][A-Za-z]+)*")
 INFLECTIONS = ("s", "es", "d", "ed", "r", "er", "ers", "ing")
 
 
@@ -42,7 +43,13 @@ class Speller:
     def correct(self, word: str, dictionary: frozenset[str] = frozenset()) -> str | None:
         """The library word a misspelled word stands for, or None when it is known or has no close match."""
         lower = word.lower()
-        if len(lower) < MIN_LENGTH or "'" in lower or lower in dictionary or self._known(lower):
+        if (
+            len(lower) < MIN_LENGTH
+            or "'" in lower
+            or "-" in lower
+            or lower in dictionary
+            or self._known(lower)
+        ):
             return None
         candidates = {
             candidate
