@@ -21,6 +21,16 @@ COURSE_WORDS = frozenset(
     }
 )  # fmt: skip
 STOPWORDS = FUNCTION_WORDS | COURSE_WORDS
+# Two-letter words that carry no topic: function words, spoken fillers, the tails of contractions ("we'll",
+# "they're"), abbreviations. Any other two-letter word is a term ("the id and the ego", "a vector db").
+SHORT_WORDS = frozenset(
+    {
+        "ah", "am", "an", "as", "at", "be", "by", "do", "eg", "eh", "er", "go", "ha", "he", "hi", "hm", "ie",
+        "if", "in", "is", "it", "ll", "me", "mm", "mr", "ms", "my", "no", "of", "oh", "ok", "on", "or", "so",
+        "to", "uh", "um", "up", "us", "ve", "vs", "we", "ya", "ye", "yo", "re", "st", "nd", "rd", "th", "dr",
+        "co", "pp", "ad",
+    }
+)  # fmt: skip
 TOKEN_RE = re.compile(r"[A-Za-z0-9]+")
 # Words joined by hyphens ("re-ranking", "state-of-the-art"), or a single word.
 CHAIN_RE = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
@@ -84,13 +94,20 @@ def is_acronym_token(token: str) -> bool:
 
 
 def content_words(text: str, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
-    """Stems of the words that carry meaning, in order; 1-2 letter words count only as acronyms ("AI"); a
-    hyphenated compound counts as its parts and as one word ("re-ranking": "rank", "rerank")."""
+    """Stems of the words that carry meaning, in order; 1-2 letter words count only as acronyms ("AI") or
+    terms ("id", `is_short_term`); a hyphenated compound counts as its parts and as one word ("re-ranking":
+    "rank", "rerank")."""
     return [
         stem(token)
         for token in terms(text)
-        if token.lower() not in stopwords and (len(token) > 2 or is_acronym_token(token))
+        if token.lower() not in stopwords
+        and (len(token) > 2 or is_acronym_token(token) or is_short_term(token))
     ]
+
+
+def is_short_term(token: str) -> bool:
+    """True for a two-letter word that names something ("id", "db"), not one of the SHORT_WORDS."""
+    return len(token) == 2 and token.isalpha() and token.lower() not in SHORT_WORDS
 
 
 def initials(title: str) -> list[str]:
