@@ -33,7 +33,7 @@ def part_scope(
 ) -> tuple[list[CatalogEntry], str | None]:
     """The scope to search one part in when the search names no course: the course the part names, else
     the one course the whole question names ("what MCP servers expose vs what clients expose": clients of
-    MCP) when that course says every word of the part; else every course."""
+    MCP) when that course says every word of the part that any course says; else every course."""
     if course is not None:
         return scope, course
     named = mentioned_course(part, library.records)
@@ -43,9 +43,10 @@ def part_scope(
     if whole is None or COURSE_RE.search(part):
         return scope, None
     own = [entry for entry in scope if entry.record.id == whole.id]
-    words = set(content_words(part))
+    words = content_words(part)
     # "in Jinja templates" against "in a RAG answer": a course that never says "Jinja" is not its course.
-    return (own, whole.id) if searcher.held(list(words), library, own) == words else (scope, None)
+    said = searcher.held(words, library, own) == searcher.held(words, library, scope)
+    return (own, whole.id) if said else (scope, None)
 
 
 def scored_for(

@@ -176,7 +176,8 @@ class ExtractiveAnswerer:
         A half that names a course searches it ("the RAG course and the vector databases course"), one that
         names a lesson by a word of its title searches that lesson ("the Skinner lecture"). A half that names
         no course keeps the whole question's course (a follow-up's, say, or the one course the other half
-        names: "what MCP servers expose vs what clients expose") when that course says every word of the half.
+        names: "what MCP servers expose vs what clients expose") when that course says every word of the half
+        that the library says.
         """
         if plan.halves is None:
             return None
@@ -225,13 +226,18 @@ class ExtractiveAnswerer:
     ) -> tuple[CourseRecord | None, int | None, str]:
         """Where one half of a comparison searches, and with what words: its course, the lesson it names."""
         course, lesson = half.course or shared, half.lesson
-        # The course the other half names is this one's only if it says every word of this half.
-        if half.course is None and other.course is not None and shared is not None:
-            words = set(content_words(half.topic))
-            course = shared if self.index.held(list(words), shared.title) == words else None
+        # The course the other half names is this one's only if it says every word of this half that any
+        # course says ("in Jinja templates" is not about the course that "a RAG answer" names); the lesson
+        # the other half names stays that half's.
+        borrowed = half.course is None and shared is not None and other.course == shared
+        if borrowed:
+            words = content_words(half.topic)
+            course = shared if self.index.held(words, shared.title) == self.index.held(words) else None
         # The question's lesson number is of the question's course: a half searching elsewhere leaves it.
-        if lesson is None and (
-            plan.course is None or (course is not None and course.title == plan.course.title)
+        if (
+            lesson is None
+            and not borrowed
+            and (plan.course is None or (course is not None and course.title == plan.course.title))
         ):
             lesson = plan.lesson
         named = None if lesson is not None else named_lesson(half.topic, other.topic, self.index.courses())
