@@ -230,7 +230,7 @@ class ExtractiveAnswerer:
         # course says ("in Jinja templates" is not about the course that "a RAG answer" names); the lesson
         # the other half names stays that half's.
         borrowed = half.course is None and shared is not None and other.course == shared
-        if borrowed:
+        if borrowed and shared is not None:
             words = content_words(half.topic)
             course = shared if self.index.held(words, shared.title) == self.index.held(words) else None
         # The question's lesson number is of the question's course: a half searching elsewhere leaves it.
