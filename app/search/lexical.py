@@ -23,7 +23,7 @@ import numpy as np
 
 from app.search.catalog import CatalogSnapshot
 from app.search.ids import ChunkKey
-from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, stem, tokens
+from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
 from app.search.names import terms as written_words
 from app.search.spelling import Speller
 
@@ -58,10 +58,12 @@ class CourseTerms:
         for row, (text, metadata) in enumerate(chunks):
             keys.append((int(metadata["lesson_number"]), int(metadata["chunk_index"])))
             titled = f"{metadata.get('course_title', '')} {metadata.get('lesson_title', '')} {text}"
-            words.update(word.lower() for word in written_words(titled))
-            terms = lexical_terms(titled)
+            written, joined = tokens(titled), compounds(titled)
+            words.update(word.lower() for word in written + joined)
+            terms = [stem(word) for word in written if word.lower() not in FUNCTION_WORDS]
             # A compound's joined form is another spelling of its parts, not a longer passage.
-            lengths.append(sum(word.lower() not in FUNCTION_WORDS for word in tokens(titled)))
+            lengths.append(len(terms))
+            terms += [stem(word) for word in joined]
             for term, count in Counter(terms).items():
                 rows_by_term.setdefault(term, []).append((row, count))
         postings = {

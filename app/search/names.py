@@ -4,6 +4,7 @@ index (course resolution) and the extractive answerer (finding the course a ques
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Words that say nothing about which course (or which topic) is meant.
 FUNCTION_WORDS = frozenset(
@@ -32,8 +33,9 @@ SHORT_WORDS = frozenset(
     }
 )  # fmt: skip
 TOKEN_RE = re.compile(r"[A-Za-z0-9]+")
-# Words joined by hyphens ("re-ranking", "state-of-the-art"), or a single word.
+# Words joined by hyphens ("re-ranking", "state-of-the-art"), or a single word; only the joined ones.
 CHAIN_RE = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+HYPHENATED_RE = re.compile(r"\b[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
 # A chain inside an address, a path or code ("example.com/flask-htmx/", slug="flask-htmx") is a name.
 CODE_BEFORE = ("/", ".", "=", "_", "@", "#", ":", "\\", "='", '="')
 CODE_AFTER = frozenset("/_@\\")
@@ -57,18 +59,22 @@ def compound(chain: str) -> str | None:
     return "".join(parts)
 
 
-def terms(text: str) -> list[str]:
-    """The words of a text as written, each two-word hyphenated compound followed by its joined form."""
+def compounds(text: str) -> list[str]:
+    """The joined form of each two-word hyphenated compound of a text ("re-ranking": "reranking")."""
     found = []
-    for match in CHAIN_RE.finditer(text):
-        chain = match.group()
-        found += chain.split("-")
+    for match in HYPHENATED_RE.finditer(text):
         start, end = match.span()
         code = text[max(0, start - 2) : start].endswith(CODE_BEFORE) or text[end : end + 1] in CODE_AFTER
-        joined = None if code else compound(chain)
+        joined = None if code else compound(match.group())
         if joined is not None:
             found.append(joined)
     return found
+
+
+def terms(text: str) -> list[str]:
+    """The words of a text as written, then each two-word hyphenated compound's joined form (after them, so
+    runs of words stay as written)."""
+    return tokens(text) + compounds(text) if "-" in text else tokens(text)
 
 
 def word_stems(text: str) -> set[str]:
@@ -76,6 +82,7 @@ def word_stems(text: str) -> set[str]:
     return {stem(word) for word in terms(text)}
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A crude stem so "databases"/"database", "testing"/"tests", "embeddings"/"embedding" compare equal."""
     word = word.lower()
