@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from app.assistant.extractive.confidence import passage_words
+from app.assistant.extractive.confidence import passage_words, signals
 from app.search.catalog import CatalogSnapshot
 from app.search.index import CourseIndex
 from app.search.lexical import CourseTerms, LexicalIndex
@@ -32,6 +32,11 @@ def keyword_index(*texts: str) -> LexicalIndex:
 def keys(index: LexicalIndex, query: str) -> list[int]:
     """The lessons whose chunks share a term with the query, best first."""
     return [hit.key[0] for hit in index.ranked(query, SHOP, ["shop"], None, 10)]
+
+
+def passage_of(text: str) -> Passage:
+    """A passage of made-up text."""
+    return Passage(course_title="C", lesson_number=1, lesson_title="L", chunk_index=0, score=0.5, text=text)
 
 
 def test_a_hyphenated_compound_is_its_parts_and_one_word():
@@ -88,15 +93,7 @@ def test_spelling_leaves_a_compound_whole():
 
 
 def test_a_passage_says_a_compound_joined_too():
-    passage = Passage(
-        course_title="C",
-        lesson_number=1,
-        lesson_title="L",
-        chunk_index=0,
-        score=0.5,
-        text="A cross-encoder scores pairs.",
-    )
-    assert {"crossencoder", "cross", "encoder"} <= passage_words(passage)
+    assert {"crossencoder", "cross", "encoder"} <= passage_words(passage_of("A cross-encoder scores pairs."))
 
 
 @pytest.mark.parametrize(
@@ -131,3 +128,23 @@ def test_search_finds_a_compound_however_it_is_written(tmp_path):
         "what does a cross encoder do?",
     ):
         assert index.search(query, k=3)[0].lesson_number == 2, query
+
+
+def even(words: list[str], *_: object) -> dict[str, float]:
+    """The same rarity and meaning for every word."""
+    return dict.fromkeys(words, 1.0)
+
+
+def test_a_compound_written_apart_in_the_passage_counts_as_said():
+    question = "what is top-k retrieval?"
+    words = content_words(question)
+    assert words == ["top", "retrieval", "topk"]
+    said = signals(
+        question, words, [passage_of("Retrieval returns the top k chunks.")], even, lambda _, w: even(w)
+    )
+    assert said.coverage == 1.0
+    # A passage saying neither the compound nor one of its parts is judged by the parts alone: half of them.
+    half = signals(
+        question, words, [passage_of("Retrieval returns the best chunks.")], even, lambda _, w: even(w)
+    )
+    assert half.coverage == pytest.approx(0.5)

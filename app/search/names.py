@@ -71,6 +71,15 @@ def compounds(text: str) -> list[str]:
     return found
 
 
+def compound_parts(text: str) -> dict[str, set[str]]:
+    """The stem of each two-word hyphenated compound of a text, with the stems of its parts."""
+    return {
+        stem(match.group().replace("-", "")): {stem(part) for part in match.group().split("-")}
+        for match in HYPHENATED_RE.finditer(text)
+        if compound(match.group()) is not None
+    }
+
+
 def terms(text: str) -> list[str]:
     """The words of a text as written, then each two-word hyphenated compound's joined form (after them, so
     runs of words stay as written)."""
