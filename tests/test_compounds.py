@@ -92,6 +92,16 @@ def test_spelling_leaves_a_compound_whole():
     assert speller.corrected("a hypotesis") == "a hypothesis"
 
 
+def test_words_written_apart_are_joined_as_the_library_writes_them():
+    speller = Speller(
+        Counter({"reranker": 3, "re": 2, "ranking": 4, "cross": 1, "encoder": 2, "crossencoder": 1})
+    )
+    # "ranker" alone is no word of the library; "reranker" is.
+    assert speller.corrected("why use a re ranker?") == "why use a reranker?"
+    # Both words are the library's own: left apart (the keyword search finds the joined word too).
+    assert speller.corrected("a cross encoder and re ranking") == "a cross encoder and re ranking"
+
+
 def test_a_passage_says_a_compound_joined_too():
     assert {"crossencoder", "cross", "encoder"} <= passage_words(passage_of("A cross-encoder scores pairs."))
 

@@ -68,5 +68,21 @@ class Speller:
         return any(word.endswith(ending) and word[: -len(ending)] in self.words for ending in INFLECTIONS)
 
     def corrected(self, text: str, dictionary: frozenset[str] = frozenset()) -> str:
-        """The text with each misspelled word replaced by its library word (the rest left as written)."""
+        """The text with each misspelled word replaced by its library word (the rest left as written), and
+        words written apart joined as the library writes them (`joined`)."""
+        text = self.joined(text)
         return WORD_RE.sub(lambda match: self.correct(match.group(), dictionary) or match.group(), text)
+
+    def joined(self, text: str) -> str:
+        """The text with two words written apart joined where the library writes them as one word and does
+        not say one of them alone ("re ranker": "reranker", "multi modal": "multimodal")."""
+        found = list(WORD_RE.finditer(text))
+        pieces, last = [], 0
+        for first, second in zip(found, found[1:], strict=False):
+            if first.start() < last or text[first.end() : second.start()] != " ":
+                continue
+            pair = (first.group().lower(), second.group().lower())
+            if "".join(pair) in self.words and not all(word in self.words for word in pair):
+                pieces += [text[last : first.start()], first.group() + second.group()]
+                last = second.end()
+        return "".join([*pieces, text[last:]])
