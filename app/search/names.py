@@ -1,5 +1,9 @@
 """Words of course names and questions: tokens, stopwords, stems, initials and acronyms, shared by the
-index (course resolution) and the extractive answerer (finding the course a question names)."""
+index (course resolution) and the extractive answerer (finding the course a question names).
+
+A two-word hyphenated compound is its parts and also one word ("re-ranking": "re", "ranking" and
+"reranking"), everywhere words are compared (keyword index and query, content words, the words a passage
+says), because the same term is written "rerank", "re-ranking" and "reranking" alike."""
 
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ neighbourhood), which is fast for a vocabulary of any size. Real words the libra
 library has it or its stem, when it is an inflection of a library word ("retriever" of "retrieve"), or when
 it is a whole word of the embedding model's own vocabulary (about 22,000 English words). A correction also
 needs at least MIN_LENGTH letters and the same first letter; the candidate that occurs most often wins.
+A hyphenated compound is left whole, and two words written apart are joined where the library writes them
+as one word and lacks one of them alone ("re ranker": "reranker").
 """
 
 from __future__ import annotations
