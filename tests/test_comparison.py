@@ -179,6 +179,17 @@ def test_a_comparison_quotes_a_passage_for_each_half(answerer, question, lessons
     assert headings == [source.label for source in answer.sources]
 
 
+def test_a_half_naming_no_course_is_answered_from_the_course_the_other_half_names(answerer):
+    # Lovelace teaches the RAG course, which says "filtered by course or lesson metadata" too.
+    answer = answerer.answer(
+        "what does Lovelace say about chunk overlap vs what is filtered by metadata?", []
+    )
+    assert [(source.course_title, source.lesson_number) for source in answer.sources] == [(RAG, 2), (RAG, 3)]
+    # The RAG course never says "Jinja": that half is not about it.
+    answer = answerer.answer("what does Lovelace cut documents into vs what is the Jinja filter for?", [])
+    assert [source.course_title for source in answer.sources] == [RAG, VECTOR]
+
+
 def test_halves_that_find_the_same_sentences_answer_once(answerer):
     question = "Compare fixtures and fixture setup"
     assert split_comparison(question) == ("Compare fixtures", "Compare fixture setup")

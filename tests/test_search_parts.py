@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.search.models import Passage
-from app.search.parts import keep_parts
+from app.search.parts import keep_parts, part_scope
 from tests.helpers import Library, course_text
 
 BREAD = (
@@ -117,3 +117,32 @@ def test_parts_first_passages_follow_the_first_once_each_and_k_in_all():
     kept = keep_parts(whole, firsts, 3)
     assert [(p.course_title, p.chunk_index) for p in kept] == [("a", 0), ("b", 0), ("a", 1)]
     assert keep_parts([], [passage("b", 3)], 3) == [passage("b", 3)]
+
+
+# The second part names no course; the whole question names one (Fromage's), which says the part's words.
+ONE_COURSE_NAMED = "what does Fromage cut vs what the culture makes"
+
+
+def test_a_part_naming_no_course_is_searched_in_the_one_course_the_question_names(library):
+    # Searched over every course, the second part's first passage is the bread course's.
+    elsewhere = whole_only(library, "what the culture makes", 1)[0]
+    assert elsewhere.course_title == "Sourdough Bread Baking"
+
+    found = [p.text for p in library.index.search(ONE_COURSE_NAMED, k=3)]
+
+    assert any("stir in the culture" in text for text in found)
+
+
+def test_a_part_the_named_course_never_speaks_of_is_searched_everywhere(library):
+    index = library.index
+    snapshot = index.catalog.snapshot()
+    cheese = next(record for record in snapshot.records if record.title == "Home Cheesemaking")
+
+    def scope(part: str) -> tuple[set[str], str | None]:
+        entries, course = part_scope(index.searcher, part, snapshot, snapshot.entries, None, cheese)
+        return {entry.record.title for entry in entries}, course
+
+    assert scope("what the culture makes") == ({"Home Cheesemaking"}, cheese.id)
+    # The cheese course never says "starter"; a part naming a place of its own keeps to it.
+    assert scope("what the starter makes") == ({"Home Cheesemaking", "Sourdough Bread Baking"}, None)
+    assert scope("what the culture makes in the bread lesson")[1] is None

@@ -23,7 +23,8 @@ import numpy as np
 
 from app.search.catalog import CatalogSnapshot
 from app.search.ids import ChunkKey
-from app.search.names import FUNCTION_WORDS, stem, tokens
+from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
+from app.search.names import terms as written_words
 from app.search.spelling import Speller
 
 # Okapi BM25's usual constants: term-frequency saturation and length normalisation.
@@ -32,8 +33,9 @@ B = 0.75
 
 
 def lexical_terms(text: str) -> list[str]:
-    """The stemmed, lower-cased words of a text, without function words ("the", "how")."""
-    return [stem(word) for word in tokens(text) if word.lower() not in FUNCTION_WORDS]
+    """The stemmed, lower-cased words of a text, without function words ("the", "how"); a hyphenated
+    compound also as one word ("re-ranking": "re", "rank", "rerank"), on both the index and the query side."""
+    return [stem(word) for word in written_words(text) if word.lower() not in FUNCTION_WORDS]
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,12 @@ class CourseTerms:
         for row, (text, metadata) in enumerate(chunks):
             keys.append((int(metadata["lesson_number"]), int(metadata["chunk_index"])))
             titled = f"{metadata.get('course_title', '')} {metadata.get('lesson_title', '')} {text}"
-            words.update(word.lower() for word in tokens(titled))
-            terms = lexical_terms(titled)
+            written, joined = tokens(titled), compounds(titled)
+            words.update(word.lower() for word in written + joined)
+            terms = [stem(word) for word in written if word.lower() not in FUNCTION_WORDS]
+            # A compound's joined form is another spelling of its parts, not a longer passage.
             lengths.append(len(terms))
+            terms += [stem(word) for word in joined]
             for term, count in Counter(terms).items():
                 rows_by_term.setdefault(term, []).append((row, count))
         postings = {
@@ -137,6 +142,31 @@ class LibraryView:
             )
         return self._postings[term]
 
+    def query_terms(self, text: str) -> set[str]:
+        """A query's terms. A compound the library says as one word is that word alone ("re-ranking" is
+        "rerank", as "reranking" is, not "re" and "rank"); adjacent words that the library writes as one
+        word add it ("cross encoder": "crossencod")."""
+        found: set[str] = set()
+        for chain in CHAIN_RE.findall(text):
+            joined = compound(chain)
+            if joined is not None and self.frequencies[stem(joined)] > 0:
+                found.add(stem(joined))
+            else:
+                found.update(lexical_terms(chain))
+        return found | self.joined(text)
+
+    def joined(self, text: str) -> set[str]:
+        """Adjacent words of the text that the library writes as one word ("cross encoder": "crossencod")."""
+        words = tokens(text)
+        found = set()
+        for first, second in zip(words, words[1:], strict=False):
+            if not (first.isalpha() and second.isalpha()) or {first.lower(), second.lower()} & FUNCTION_WORDS:
+                continue
+            term = stem(first + second)
+            if self.frequencies[term] > 0:
+                found.add(term)
+        return found
+
     def held(self, terms: set[str], scope: set[str]) -> set[str]:
         """The terms that some chunk of the `scope` courses holds."""
         found: set[str] = set()
@@ -203,10 +233,10 @@ class LexicalIndex:
         `library` is the catalog with every course's live version: the statistics are the whole library's,
         whatever the scope, so a score means the same in a course search as in a library search.
         """
-        terms = set(lexical_terms(query))
+        view = self._follow(library)
+        terms = view.query_terms(query)
         if not terms:
             return []
-        view = self._follow(library)
         scores = view.scores(terms)
         mask = view.admitted(scope, lesson)
         if mask is not None:

@@ -1,9 +1,14 @@
 """Words of course names and questions: tokens, stopwords, stems, initials and acronyms, shared by the
-index (course resolution) and the extractive answerer (finding the course a question names)."""
+index (course resolution) and the extractive answerer (finding the course a question names).
+
+A two-word hyphenated compound is its parts and also one word ("re-ranking": "re", "ranking" and
+"reranking"), everywhere words are compared (keyword index and query, content words, the words a passage
+says), because the same term is written "rerank", "re-ranking" and "reranking" alike."""
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Words that say nothing about which course (or which topic) is meant.
 FUNCTION_WORDS = frozenset(
@@ -21,7 +26,23 @@ COURSE_WORDS = frozenset(
     }
 )  # fmt: skip
 STOPWORDS = FUNCTION_WORDS | COURSE_WORDS
+# Two-letter words that carry no topic: function words, spoken fillers, the tails of contractions ("we'll",
+# "they're"), abbreviations. Any other two-letter word is a term ("the id and the ego", "a vector db").
+SHORT_WORDS = frozenset(
+    {
+        "ah", "am", "an", "as", "at", "be", "by", "do", "eg", "eh", "er", "go", "ha", "he", "hi", "hm", "ie",
+        "if", "in", "is", "it", "ll", "me", "mm", "mr", "ms", "my", "no", "of", "oh", "ok", "on", "or", "so",
+        "to", "uh", "um", "up", "us", "ve", "vs", "we", "ya", "ye", "yo", "re", "st", "nd", "rd", "th", "dr",
+        "co", "pp", "ad",
+    }
+)  # fmt: skip
 TOKEN_RE = re.compile(r"[A-Za-z0-9]+")
+# Words joined by hyphens ("re-ranking", "state-of-the-art"), or a single word; only the joined ones.
+CHAIN_RE = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+HYPHENATED_RE = re.compile(r"\b[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
+# A chain inside an address, a path or code ("example.com/flask-htmx/", slug="flask-htmx") is a name.
+CODE_BEFORE = ("/", ".", "=", "_", "@", "#", ":", "\\", "='", '="')
+CODE_AFTER = frozenset("/_@\\")
 
 
 def tokens(text: str) -> list[str]:
@@ -29,6 +50,52 @@ def tokens(text: str) -> list[str]:
     return TOKEN_RE.findall(text)
 
 
+def compound(chain: str) -> str | None:
+    """Two words of letters joined by a hyphen, written as one ("re-ranking": "reranking"), else None.
+
+    The same term is written either way ("rerank", "cross-encoder", "crossencoder"), so a compound counts as
+    its parts and as one word. A longer chain ("state-of-the-art") is a phrase, and one with an acronym
+    ("Flask-HTMX", "HX-Request", "GPT-based") two names side by side, not one word.
+    """
+    parts = chain.split("-")
+    if len(parts) != 2 or not all(part.isalpha() and not is_acronym_token(part) for part in parts):
+        return None
+    return "".join(parts)
+
+
+def compounds(text: str) -> list[str]:
+    """The joined form of each two-word hyphenated compound of a text ("re-ranking": "reranking")."""
+    found = []
+    for match in HYPHENATED_RE.finditer(text):
+        start, end = match.span()
+        code = text[max(0, start - 2) : start].endswith(CODE_BEFORE) or text[end : end + 1] in CODE_AFTER
+        joined = None if code else compound(match.group())
+        if joined is not None:
+            found.append(joined)
+    return found
+
+
+def compound_parts(text: str) -> dict[str, set[str]]:
+    """The stem of each two-word hyphenated compound of a text, with the stems of its parts."""
+    return {
+        stem(match.group().replace("-", "")): {stem(part) for part in match.group().split("-")}
+        for match in HYPHENATED_RE.finditer(text)
+        if compound(match.group()) is not None
+    }
+
+
+def terms(text: str) -> list[str]:
+    """The words of a text as written, then each two-word hyphenated compound's joined form (after them, so
+    runs of words stay as written)."""
+    return tokens(text) + compounds(text) if "-" in text else tokens(text)
+
+
+def word_stems(text: str) -> set[str]:
+    """The stems of every word a text says, compounds joined too (what a passage can be matched on)."""
+    return {stem(word) for word in terms(text)}
+
+
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A crude stem so "databases"/"database", "testing"/"tests", "embeddings"/"embedding" compare equal."""
     word = word.lower()
@@ -47,12 +114,20 @@ def is_acronym_token(token: str) -> bool:
 
 
 def content_words(text: str, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
-    """Stems of the words that carry meaning, in order; 1-2 letter words count only as acronyms ("AI")."""
+    """Stems of the words that carry meaning, in order; 1-2 letter words count only as acronyms ("AI") or
+    terms ("id", `is_short_term`); a hyphenated compound counts as its parts and as one word ("re-ranking":
+    "rank", "rerank")."""
     return [
         stem(token)
-        for token in tokens(text)
-        if token.lower() not in stopwords and (len(token) > 2 or is_acronym_token(token))
+        for token in terms(text)
+        if token.lower() not in stopwords
+        and (len(token) > 2 or is_acronym_token(token) or is_short_term(token))
     ]
+
+
+def is_short_term(token: str) -> bool:
+    """True for a two-letter word that names something ("id", "db"), not one of the SHORT_WORDS."""
+    return len(token) == 2 and token.isalpha() and token.lower() not in SHORT_WORDS
 
 
 def initials(title: str) -> list[str]:

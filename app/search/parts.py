@@ -3,36 +3,50 @@
 A comparison searched whole ("re-ranking in RAG versus re-ranking after product quantization", "the CNN
 lecture and the brain lecture") is ranked by whichever part dominates its words, so the other part's
 passages can fall out of the top k. Each half (`split_comparison`) is also searched on its own, within the
-course it names when the search names none ("the RAG course"), and its first passage follows the whole
-question's first. The first place stays the whole question's, so a question the splitter cuts wrongly
-("... and with what architecture?") keeps its best passage first. Measured on both libraries (README):
+course it names when the search names none ("the RAG course"), or else within the one course the whole
+question names, as its asker means it, and its first passage follows the whole question's first. The
+first place stays the whole question's, so a question the splitter cuts wrongly ("... and with what
+architecture?") keeps its best passage first. Measured on both libraries (README):
 the passages of both lessons of a two-lesson question come sooner; no single-passage question moved.
 """
 
 from __future__ import annotations
 
 from app.search.catalog import CatalogEntry, CatalogSnapshot
-from app.search.models import Passage
+from app.search.models import CourseRecord, Passage
 from app.search.names import content_words
 from app.search.resolver import mentioned_course
 from app.search.searcher import Searcher
-from app.search.split import split_comparison
+from app.search.split import COURSE_RE, split_comparison
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2
 
 
 def part_scope(
-    part: str, library: CatalogSnapshot, scope: list[CatalogEntry], course: str | None
+    searcher: Searcher,
+    part: str,
+    library: CatalogSnapshot,
+    scope: list[CatalogEntry],
+    course: str | None,
+    whole: CourseRecord | None = None,
 ) -> tuple[list[CatalogEntry], str | None]:
-    """The scope to search one part in: the course the part names when the search names none."""
+    """The scope to search one part in when the search names no course: the course the part names, else
+    the one course the whole question names ("what MCP servers expose vs what clients expose": clients of
+    MCP) when that course says every word of the part that any course says; else every course."""
     if course is not None:
         return scope, course
     named = mentioned_course(part, library.records)
-    if named is None:
+    if named is not None:
+        return [entry for entry in scope if entry.record.id == named[0].id], named[0].id
+    # A part naming a place of its own ("from the psychology course") is not the other part's course.
+    if whole is None or COURSE_RE.search(part):
         return scope, None
-    record = named[0]
-    return [entry for entry in scope if entry.record.id == record.id], record.id
+    own = [entry for entry in scope if entry.record.id == whole.id]
+    words = content_words(part)
+    # "in Jinja templates" against "in a RAG answer": a course that never says "Jinja" is not its course.
+    said = searcher.held(words, library, own) == searcher.held(words, library, scope)
+    return (own, whole.id) if said else (scope, None)
 
 
 def scored_for(
@@ -78,10 +92,11 @@ def search_with_parts(
     if halves is None:
         return whole
     firsts = []
+    named = mentioned_course(query, library.records) if course is None else None
     for half in halves:
         if not content_words(half):  # "..., and where is it?": a part with no words of its own finds noise
             continue
-        half_scope, half_course = part_scope(half, library, scope, course)
+        half_scope, half_course = part_scope(searcher, half, library, scope, course, named and named[0])
         found = searcher.search(half, library, half_scope, half_course, lesson, 1) if half_scope else []
         firsts += [scored_for(searcher, query, scope, whole, first) for first in found[:1]]
     return keep_parts(whole, firsts, k)

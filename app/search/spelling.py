@@ -7,6 +7,8 @@ neighbourhood), which is fast for a vocabulary of any size. Real words the libra
 library has it or its stem, when it is an inflection of a library word ("retriever" of "retrieve"), or when
 it is a whole word of the embedding model's own vocabulary (about 22,000 English words). A correction also
 needs at least MIN_LENGTH letters and the same first letter; the candidate that occurs most often wins.
+A hyphenated compound is left whole, and two words written apart are joined where the library writes them
+as one word and lacks one of them alone ("re ranker": "reranker").
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from collections import Counter
 from app.search.names import stem
 
 MIN_LENGTH = 5
-# Words with an apostrophe ("shouldn't") are taken whole and left alone.
-WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+# Words with an apostrophe ("shouldn't") or hyphens ("multi-modal") are taken whole and left alone: a
+# compound is written on purpose, and correcting one of its parts changes the term ("multi-model").
+WORD_RE = re.compile(r"[A-Za-z]+(?:['-][A-Za-z]+)*")
 INFLECTIONS = ("s", "es", "d", "ed", "r", "er", "ers", "ing")
 
 
@@ -45,7 +48,13 @@ class Speller:
         A `name` is not taken for an inflection of a library word ("Skiner" is no skin-er of "skin").
         """
         lower = word.lower()
-        if len(lower) < MIN_LENGTH or "'" in lower or lower in dictionary or self._known(lower, not name):
+        if (
+            len(lower) < MIN_LENGTH
+            or "'" in lower
+            or "-" in lower
+            or lower in dictionary
+            or self._known(lower, not name)
+        ):
             return None
         candidates = {
             candidate
@@ -65,7 +74,23 @@ class Speller:
         return any(word.endswith(ending) and word[: -len(ending)] in self.words for ending in endings)
 
     def corrected(self, text: str, dictionary: frozenset[str] = frozenset(), names: bool = False) -> str:
-        """The text with each misspelled word replaced by its library word (the rest left as written);
-        `names`: the text is names, none of them an inflection."""
+        """The text with each misspelled word replaced by its library word (the rest left as written), and
+        words written apart joined as the library writes them (`joined`); `names`: the text is names, none
+        of them an inflection."""
+        text = self.joined(text)
         fixed = self.correct
         return WORD_RE.sub(lambda match: fixed(match.group(), dictionary, names) or match.group(), text)
+
+    def joined(self, text: str) -> str:
+        """The text with two words written apart joined where the library writes them as one word and does
+        not say one of them alone ("re ranker": "reranker", "multi modal": "multimodal")."""
+        found = list(WORD_RE.finditer(text))
+        pieces, last = [], 0
+        for first, second in zip(found, found[1:], strict=False):
+            if first.start() < last or text[first.end() : second.start()] != " ":
+                continue
+            pair = (first.group().lower(), second.group().lower())
+            if "".join(pair) in self.words and not all(word in self.words for word in pair):
+                pieces += [text[last : first.start()], first.group() + second.group()]
+                last = second.end()
+        return "".join([*pieces, text[last:]])

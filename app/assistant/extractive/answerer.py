@@ -180,14 +180,17 @@ class ExtractiveAnswerer:
         comparison, or when that finds no two answers.
 
         A half that names a course searches it ("the RAG course and the vector databases course"), one that
-        names a lesson by a word of its title searches that lesson ("the Skinner lecture"). When neither half
-        names a course, both keep the whole question's course (a follow-up's, say); when only one does, the
-        other searches every course.
+        names a lesson by a word of its title searches that lesson ("the Skinner lecture"). A half that names
+        no course keeps the whole question's course (a follow-up's, say, or the one course the other half
+        names: "what MCP servers expose vs what clients expose") when that course says every word of the half
+        that the library says.
         """
         if plan.halves is None:
             return None
         halves = plan.halves
-        shared = None if plan.course_error or any(half.course for half in halves) else plan.course
+        named = {half.course.title for half in halves if half.course is not None}
+        whole = plan.course if plan.course is not None and named <= {plan.course.title} else None
+        shared = None if plan.course_error else whole
         picked: list[tuple[list[Quote], list[Quote]]] = []
         confidence = 1.0
         places = [self._place(half, other, shared, plan) for half, other in (halves, halves[::-1])]
@@ -229,9 +232,18 @@ class ExtractiveAnswerer:
     ) -> tuple[CourseRecord | None, int | None, str]:
         """Where one half of a comparison searches, and with what words: its course, the lesson it names."""
         course, lesson = half.course or shared, half.lesson
+        # The course the other half names is this one's only if it says every word of this half that any
+        # course says ("in Jinja templates" is not about the course that "a RAG answer" names); the lesson
+        # the other half names stays that half's.
+        borrowed = half.course is None and shared is not None and other.course == shared
+        if borrowed and shared is not None:
+            words = content_words(half.topic)
+            course = shared if self.index.held(words, shared.title) == self.index.held(words) else None
         # The question's lesson number is of the question's course: a half searching elsewhere leaves it.
-        if lesson is None and (
-            plan.course is None or (course is not None and course.title == plan.course.title)
+        if (
+            lesson is None
+            and not borrowed
+            and (plan.course is None or (course is not None and course.title == plan.course.title))
         ):
             lesson = plan.lesson
         named = None if lesson is not None else named_lesson(half.topic, other.topic, self.index.courses())

@@ -28,7 +28,7 @@ import numpy as np
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.search.embedding.protocol import Embedder
 from app.search.models import Outline, Passage
-from app.search.names import acronym_matches, stem, tokens
+from app.search.names import CHAIN_RE, acronym_matches, compound_parts, stem, tokens, word_stems
 
 # Below this confidence the answer declines. Fitted on the sample library: the middle of its error-free range
 # (with the int8 encoder its highest no-coverage question is at 0.143, its lowest content question at 0.161;
@@ -178,8 +178,7 @@ def offered_with(text: str, name: str, others: Sequence[str]) -> bool:
 
 def passage_words(passage: Passage) -> set[str]:
     """The stemmed words of a passage with its course and lesson titles (as the keyword index reads it)."""
-    text = f"{passage.course_title} {passage.lesson_title or ''} {passage.text}"
-    return {stem(token) for token in tokens(text)}
+    return word_stems(f"{passage.course_title} {passage.lesson_title or ''} {passage.text}")
 
 
 class MeaningWeights:
@@ -198,14 +197,22 @@ class MeaningWeights:
 
     def _measure(self, text: str, words: tuple[str, ...]) -> tuple[float, ...]:
         """How far the text's vector moves without each word."""
-        written = tokens(text)
-        variants = [" ".join(token for token in written if stem(token) != word) for word in words]
+        chains = [(chain.split("-"), stem(chain.replace("-", ""))) for chain in CHAIN_RE.findall(text)]
+        written = [part for parts, _ in chains for part in parts]
+        variants = [_without(chains, word) for word in words]
         vectors = np.asarray(self.embedder.embed_documents([" ".join(written), *variants]), dtype=np.float32)
         return tuple(max(0.0, 1.0 - float(cosine)) for cosine in vectors[1:] @ vectors[0])
 
 
-def coverage(words: list[str], weights: dict[str, float], passage: Passage) -> float:
-    """The weighted share of the words that the passage holds (1.0 for no words).
+def _without(chains: list[tuple[list[str], str]], word: str) -> str:
+    """The words of a text's hyphen chains without a word; a compound's joined form leaves out its parts
+    ("rerank" leaves out "re-ranking", "unit" only "unit" of "unit-test")."""
+    kept = [part for parts, joined in chains if joined != word for part in parts]
+    return " ".join(part for part in kept if stem(part) != word)
+
+
+def coverage(words: list[str], weights: dict[str, float], held: set[str]) -> float:
+    """The weighted share of the words that a passage holds (`held`: its words; 1.0 for no words).
 
     The first passage only, which the answer's lead usually quotes: the best of the first three let a passage
     that merely shares the generic words stand in for the answer.
@@ -213,8 +220,14 @@ def coverage(words: list[str], weights: dict[str, float], passage: Passage) -> f
     total = sum(weights.get(word, 0.0) for word in words)
     if not words or total <= 0:
         return 1.0
-    held = passage_words(passage)
     return sum(weights.get(word, 0.0) for word in words if word in held) / total
+
+
+def said_by(passage: Passage, text: str) -> set[str]:
+    """The passage's words, with each compound of the question `text` whose parts it says ("top-k" is said
+    by "the top k chunks": a compound is written apart as often as joined)."""
+    held = passage_words(passage)
+    return held | {joined for joined, parts in compound_parts(text).items() if parts <= held}
 
 
 def signals(
@@ -229,16 +242,18 @@ def signals(
     cosine = passages[0].score if passages else 0.0
     if not unique or not passages:
         return Signals(cosine=cosine, coverage=1.0 if not unique else 0.0)
-    held = passage_words(passages[0])
+    held = said_by(passages[0], text)
+    # A compound's joined form only adds: a passage not saying it is judged by the compound's parts.
+    unique = [word for word in unique if word in held or word not in compound_parts(text)] or unique
     found = [word in held for word in unique]
     if all(found) or not any(found):
         # All found or none: the share is 1 or 0 whatever the weights, so spare the embedding.
         return Signals(cosine=cosine, coverage=float(all(found)))
     rare = rarity(unique)
-    by_rarity = coverage(unique, rare, passages[0])
+    by_rarity = coverage(unique, rare, held)
     if by_rarity >= SURE:
         # Far above the cut: only words carrying five times the found words' meaning could pull it under.
         return Signals(cosine=cosine, coverage=by_rarity)
     weight = meaning(text, unique)
     weights = {word: weight[word] * rare.get(word, 0.0) for word in unique}
-    return Signals(cosine=cosine, coverage=coverage(unique, weights, passages[0]))
+    return Signals(cosine=cosine, coverage=coverage(unique, weights, held))

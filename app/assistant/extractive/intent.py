@@ -15,7 +15,7 @@ from app.assistant.extractive.comparison import CUE_RE, split_comparison
 from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_by_title_word, lesson_number
 from app.errors import CourseNotFound
 from app.search.models import CourseRecord
-from app.search.names import STOPWORDS, content_words, stem, tokens
+from app.search.names import STOPWORDS, content_words, stem, tokens, word_stems
 
 if TYPE_CHECKING:
     from app.search.index import CourseIndex
@@ -294,7 +294,7 @@ def _about_answer(own: list[str], answer: str, index: CourseIndex) -> bool:
     stems = list(dict.fromkeys(stem(word) for word in own))
     if not stems:
         return False
-    said = {stem(word) for word in tokens(answer)}
+    said = word_stems(answer)
     rare = index.rarity(stems)
     total = sum(rare.get(word, 0.0) for word in stems)
     return total > 0 and sum(rare.get(word, 0.0) for word in stems if word in said) >= ABOUT_ANSWER * total
