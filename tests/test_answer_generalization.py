@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.assistant.base import Exchange
+from app.assistant.extractive.answerer import ExtractiveAnswerer
 from app.assistant.extractive.comparison import split_comparison
 from app.assistant.extractive.confidence import MeaningWeights
 from app.assistant.extractive.render import NO_MATCH
@@ -192,7 +193,6 @@ ROUTERS = (
 @pytest.fixture(scope="module")
 def workshop(tmp_path_factory):
     """An extractive answerer over one two-lesson course whose second lesson says "kickback" most."""
-    from app.assistant.extractive.answerer import ExtractiveAnswerer
     from app.assistant.tools import ToolBox
     from tests.helpers import Library
 
@@ -211,3 +211,17 @@ def test_a_follow_up_stays_in_the_lesson_just_quoted_when_its_words_are_there(wo
     assert first.sources[0].lesson_number == 1
     assert {source.lesson_number for source in follow.sources} == {1}
     assert "stand to the side of the blade" in follow.markdown
+
+
+def test_a_two_letter_term_no_course_writes_does_not_count_against_the_passages(services):
+    # The courses say "vector database", never "db"; "id" they do say (parametrize's test ids).
+    answerer = ExtractiveAnswerer(services.assistant.toolbox, services.index.embedder)
+    plans = {
+        form: answerer.plan(f"how does a vector {form} store vectors", [])
+        for form in ("db", "id", "database")
+    }
+    passages = services.index.search("how does a vector database store vectors", k=3)
+    share = {form: answerer.signals(plan, passages).coverage for form, plan in plans.items()}
+
+    assert share["db"] == share["database"] == 1.0
+    assert share["id"] < 1.0

@@ -163,6 +163,11 @@ class ExtractiveAnswerer:
     def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
         """How sure the passages found make an answer that the library covers the plan's topic."""
         words = content_words(plan.query, QUESTION_WORDS)
+        # A two-letter term no course writes is likely a student's short form of a word the courses spell out
+        # ("db" for database), not a subject they lack: it does not count against the passages.
+        short = [word for word in words if len(word) == 2]
+        unsaid = set(short) - self.index.held(short) if short else set()
+        words = [word for word in words if word not in unsaid]
         measured = signals(plan.query, words, passages, self.index.rarity, self.meaning)
         # A comparison's whole question spans courses (it is answered whole when its halves find one thing).
         course = plan.course.title if plan.course is not None and plan.halves is None else None
