@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.extractive.definitions import defines
+from app.assistant.extractive.definitions import defines, definitions, describes
 from app.assistant.extractive.intent import defined_term
 from app.search.names import stem
 
@@ -70,6 +70,41 @@ def test_a_defining_sentence_opens_with_the_term_and_says_what_it_is(sentence, e
 )
 def test_a_defining_sentence_may_name_the_term_after_saying_what_it_is(sentence, term, expected):
     assert defines(sentence, [stem(word) for word in term]) is expected
+
+
+@pytest.mark.parametrize("written", ["a mixer-board", "a mixer board", "a mixerboard", "Mixer-boards"])
+@pytest.mark.parametrize("asked", ["mixer board", "mixer-board", "mixerboard"])
+def test_a_term_is_one_term_however_it_is_hyphenated_or_spaced(written, asked):
+    term = defined_term(f"what is a {asked}?")
+    assert term is not None
+    verb = "are" if written.endswith("s") else "is"
+    assert defines(f"{written.capitalize()} {verb} a desk that blends sound.", term)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # Saying what the term does, the term opening the sentence, defines it too.
+        ("A mixer-board blends the signals of several microphones into one.", True),
+        ("The mixer board can blend several microphones.", True),
+        # An explanation right after the term and a colon.
+        ("Most studios use a mixer-board: the signals are blended into one track.", True),
+        # The term elsewhere, or a list after a colon, or a plural noun after it, says nothing of what it is.
+        ("Every studio has a mixer board in the back.", False),
+        ("Three knobs control the mixer board: gain, pan and level.", False),
+        ("A mixer board buss carries the signal.", False),
+    ],
+)
+def test_a_sentence_opening_on_the_term_may_say_what_it_does(sentence, expected):
+    assert describes(sentence, ["mixer", "board"]) is expected
+
+
+def test_what_the_term_does_defines_it_only_where_nothing_says_what_it_is():
+    doing = "A mixer board blends several microphones into one track."
+    being = "A mixer board is a desk that blends sound."
+    assert definitions([doing, "The desk is heavy."], ["mixer", "board"]) == [True, False]
+    assert definitions([doing, being], ["mixer", "board"]) == [False, True]
+    assert definitions([doing], None) == [False]
 
 
 @pytest.fixture

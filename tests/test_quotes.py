@@ -6,6 +6,7 @@ import pytest
 
 from app.assistant.extractive import quotes
 from app.assistant.extractive.definitions import subject
+from app.assistant.extractive.intent import defined_term
 from app.assistant.extractive.quotes import Quote, SentenceScorer, lead, more
 from app.assistant.extractive.sentences import is_filler, is_question
 from app.search.models import Passage
@@ -213,6 +214,8 @@ def test_a_further_quote_says_something_rather_than_announcing_it(monkeypatch):
 
 def test_the_subject_of_a_question_about_one_thing():
     assert subject("How does a bloom filter work?") == ["bloom", "filter"]
+    # A hyphenated compound is its words once, not its joined form as a third word.
+    assert subject("How does a mixer-board work?") == ["mixer", "board"]
     assert subject("How do fixtures share setup between tests in a module?") is None
 
 
@@ -267,3 +270,25 @@ def test_a_lead_goes_past_sentences_that_announce_or_say_nothing(monkeypatch):
     # Counting every sentence, the lead stops before the explanation.
     monkeypatch.setattr(quotes, "MAX_SAYING", 0)
     assert [quote.position for quote in lead(found, False)] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("asked", ["What is a mixer board?", "What is a mixer-board?", "what's a mixerboard"])
+def test_what_is_x_leads_with_what_x_does_however_x_is_spelled(scorer, asked):
+    # The definition says what the term does and sits in a lower passage than a sentence using the term.
+    studio = passage(
+        "Most home studios record with a laptop and a mixer board. The laptop runs the recording software. "
+        "Cables run from the microphones to the desk.",
+        0.5,
+        chunk=0,
+    )
+    defining = passage(
+        "Some studios go further. A mixer-board blends the signals of several microphones into one track. "
+        "Each channel has its own level.",
+        0.3,
+        chunk=2,
+    )
+    found = scorer.quotes(asked, [studio, defining])
+    opening = lead(found, False, defined_term(asked))
+    assert opening[0].sentence.startswith("A mixer-board blends")
+    # Nothing of the lesson that comes before the definition is quoted after it as more.
+    assert all(quote.order > opening[0].order for quote in more(found, opening, defined_term(asked)))

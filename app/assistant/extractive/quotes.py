@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.assistant.extractive.answer_types import asked_type, bonus
-from app.assistant.extractive.definitions import defines, subject
+from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.sentence_vectors import SentenceVectors
 from app.assistant.extractive.sentences import announces, continues, is_filler, is_question
@@ -113,7 +113,7 @@ class SentenceScorer:
         keywords = set(content_words(topic, QUESTION_WORDS))
         shares = [_keyword_share(keywords, passage, sentence) for passage, _, sentence in candidates]
         about = subject(topic)
-        defining = [about is not None and defines(sentence, about) for _, _, sentence in candidates]
+        defining = definitions([sentence for _, _, sentence in candidates], about)
         # Which to read counts every word of the topic, its course's too: "HTMX is …" defines HTMX even in
         # the HTMX course.
         said = [_said(keywords, sentence) for _, _, sentence in candidates]
@@ -166,7 +166,8 @@ def lead(
         return []
     if term is not None or any(quote.defining for quote, _ in answers):
         # Run against run, as a definition reads: the sentence and what follows it.
-        runs = [_following(quotes, quote) for quote, _ in answers if _defines(quote, term)]
+        marks = _definitions([quote for quote, _ in answers], term)
+        runs = [_following(quotes, quote) for (quote, _), mark in zip(answers, marks, strict=True) if mark]
         # A run of one sentence (its passage ends there) would be judged by that sentence alone.
         runs = [run for run in runs if len(run) >= min(MIN_RUN, len(_own(quotes, run[0].passage)))]
         definition = max(runs, key=_weighed, default=None)
@@ -234,7 +235,14 @@ def apart(quotes: list[Quote], second: list[Quote], first: list[Quote], own: set
 
 def _defines(quote: Quote, term: list[str] | None) -> bool:
     """True when the quote defines the asked term, or without one what the question is about."""
-    return defines(quote.sentence, term) if term is not None else quote.defining
+    return describes(quote.sentence, term) if term is not None else quote.defining
+
+
+def _definitions(candidates: list[Quote], term: list[str] | None) -> list[bool]:
+    """Which quotes define the asked term (see `definitions`), or without one what the question is about."""
+    if term is None:
+        return [quote.defining for quote in candidates]
+    return definitions([quote.sentence for quote in candidates], term)
 
 
 def _unique_sentences(passages: list[Passage]) -> list[tuple[Passage, int, str]]:
