@@ -8,7 +8,7 @@ from app.assistant.extractive import quotes
 from app.assistant.extractive.definitions import subject
 from app.assistant.extractive.intent import defined_term
 from app.assistant.extractive.quotes import Quote, SentenceScorer, lead, more
-from app.assistant.extractive.sentences import is_filler, is_question
+from app.assistant.extractive.sentences import is_filler, is_question, root
 from app.search.models import Passage
 from tests.helpers import CountingEmbedder
 
@@ -292,3 +292,28 @@ def test_what_is_x_leads_with_what_x_does_however_x_is_spelled(scorer, asked):
     assert opening[0].sentence.startswith("A mixer-board blends")
     # Nothing of the lesson that comes before the definition is quoted after it as more.
     assert all(quote.order > opening[0].order for quote in more(found, opening, defined_term(asked)))
+
+
+@pytest.mark.parametrize(
+    ("words", "one_family"),
+    [
+        (["retriever", "retrieval", "retrieve"], True),
+        (["index", "indexed"], True),
+        (["encoder", "encode"], True),
+        # Short words keep their endings: "layer" is no "lay", "cache" no "cach".
+        (["layer", "lay"], False),
+        (["filter", "filt"], False),
+    ],
+)
+def test_words_of_one_family_share_a_root(words, one_family):
+    assert (len({root(word) for word in words}) == 1) is one_family
+
+
+def test_a_sentence_saying_another_word_of_the_questions_family_shares_its_keyword(scorer):
+    # "retriever" in the question, "retrieval" in the course: the sentence still says what was asked.
+    found = scorer.quotes(
+        "How do I build a hybrid retriever?",
+        [passage("Hybrid retrieval runs both searches and merges their lists. The weather was mild.", 0.3)],
+    )
+    assert found[0].shared == pytest.approx(2 / 3)  # "hybrid" and "retriever" are said, "build" is not
+    assert lead(found, False)[0].sentence.startswith("Hybrid retrieval")

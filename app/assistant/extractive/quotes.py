@@ -11,7 +11,7 @@ from app.assistant.extractive.answer_types import asked_type, bonus
 from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.sentence_vectors import SentenceVectors
-from app.assistant.extractive.sentences import announces, continues, is_filler, is_question
+from app.assistant.extractive.sentences import announces, continues, is_filler, is_question, root
 from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
@@ -268,8 +268,8 @@ def _keyword_share(keywords: set[str], passage: Passage, sentence: str) -> float
     # A word of the passage's own course title ("flask" in the Flask course) tells nothing apart; one of its
     # lesson's title ("Freud" in the Freud lecture) is what all of its sentences are about.
     telling = keywords - set(content_words(passage.course_title))
-    said = set(content_words(sentence)) | set(content_words(passage.lesson_title))
-    return len(telling & said) / len(telling) if telling else 0.0
+    said = {root(word) for word in content_words(sentence) + content_words(passage.lesson_title)}
+    return len([word for word in telling if root(word) in said]) / len(telling) if telling else 0.0
 
 
 def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:

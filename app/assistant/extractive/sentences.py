@@ -43,6 +43,19 @@ PLAN_RE = re.compile(
     re.IGNORECASE,
 )
 
+# Endings that make another word of one family ("retriever", "retrieval", "retrieve"; "indexed", "index"),
+# taken off a stem that keeps at least ROOT_LETTERS letters.
+FAMILY_ENDINGS = ("ers", "er", "als", "al", "ions", "ion", "ed", "e")
+ROOT_LETTERS = 5
+
+
+def root(word: str) -> str:
+    """A stemmed word without the ending that makes it another word of its family ("retriev")."""
+    for ending in FAMILY_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= ROOT_LETTERS:
+            return word[: -len(ending)]
+    return word
+
 
 def is_question(sentence: str) -> bool:
     """True when the sentence asks rather than says: it ends in "?" but not in a tag ("…, right?")."""
