@@ -188,6 +188,11 @@ class CourseIndex:
         library = self.catalog.snapshot()
         return self.searcher.held(terms, library, self._scope(library, course, None))
 
+    def covers(self, terms: list[str], course: str) -> bool:
+        """True when the named course says every one of the terms that any course says (Searcher.covers)."""
+        library = self.catalog.snapshot()
+        return self.searcher.covers(terms, library, self._scope(library, course, None), library.entries)
+
     def _scope(self, library: CatalogSnapshot, course: str | None, lesson: int | None) -> list[CatalogEntry]:
         """Select the catalog entries to search: the named course, narrowed to courses with the lesson."""
         scope = library.entries

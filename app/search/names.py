@@ -78,9 +78,9 @@ def compounds(text: str) -> list[str]:
 def compound_parts(text: str) -> dict[str, set[str]]:
     """The stem of each two-word hyphenated compound of a text, with the stems of its parts."""
     return {
-        stem(match.group().replace("-", "")): {stem(part) for part in match.group().split("-")}
+        stem(joined): {stem(part) for part in match.group().split("-")}
         for match in HYPHENATED_RE.finditer(text)
-        if compound(match.group()) is not None
+        if (joined := compound(match.group())) is not None
     }
 
 

@@ -45,8 +45,7 @@ def part_scope(
     own = [entry for entry in scope if entry.record.id == whole.id]
     words = content_words(part)
     # "in Jinja templates" against "in a RAG answer": a course that never says "Jinja" is not its course.
-    said = searcher.held(words, library, own) == searcher.held(words, library, scope)
-    return (own, whole.id) if said else (scope, None)
+    return (own, whole.id) if searcher.covers(words, library, own, scope) else (scope, None)
 
 
 def scored_for(

@@ -187,6 +187,13 @@ class Searcher:
         """The stemmed terms the scope's courses say somewhere (see LexicalIndex.held)."""
         return self.lexical.held(terms, library, [entry.record.id for entry in scope])
 
+    def covers(
+        self, terms: list[str], library: CatalogSnapshot, own: list[CatalogEntry], scope: list[CatalogEntry]
+    ) -> bool:
+        """True when the `own` courses say every one of the terms that some course of `scope` says: a part
+        of a question that is about them ("what clients expose" in the MCP course), not about another."""
+        return self.held(terms, library, own) == self.held(terms, library, scope)
+
     def clear(self) -> None:
         """Forget every course held in memory (after the index was cleared)."""
         self.course_vectors.clear()

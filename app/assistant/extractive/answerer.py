@@ -243,7 +243,7 @@ class ExtractiveAnswerer:
         borrowed = half.course is None and shared is not None and other.course == shared
         if borrowed and shared is not None:
             words = content_words(half.topic)
-            course = shared if self.index.held(words, shared.title) == self.index.held(words) else None
+            course = shared if self.index.covers(words, shared.title) else None
         # The question's lesson number is of the question's course: a half searching elsewhere leaves it.
         if (
             lesson is None
