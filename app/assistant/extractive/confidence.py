@@ -49,6 +49,8 @@ COURSE_PARTS = frozenset(
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
     }
 )  # fmt: skip
+# Capitalised words that are never a name: how a question asks, and the parts of a course.
+NOT_NAMES = QUESTION_WORDS | COURSE_PARTS
 # The words a capitalised name is written with when split at its capitals: "ImageNet", "AutoML", "GPT4".
 CAPITALS_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
@@ -83,7 +85,7 @@ def names(text: str, ordinary: frozenset[str]) -> list[list[str]]:
     runs: list[list[str]] = []
     last = -2
     for position, token in enumerate(written):
-        if not token[0].isupper() or token == "I" or token.lower() in QUESTION_WORDS | COURSE_PARTS:
+        if not token[0].isupper() or token == "I" or token.lower() in NOT_NAMES:
             continue
         # An opening word is a name only when no ordinary word is written so (without a vocabulary, none is).
         if position == 0 and token[1:].islower() and (token.lower() in ordinary or not ordinary):
@@ -102,7 +104,7 @@ def _title_case(written: list[str]) -> bool:
     words = [
         token
         for token in written
-        if token.isalpha() and token.lower() not in QUESTION_WORDS | COURSE_PARTS and token[1:].islower()
+        if token.isalpha() and token.lower() not in NOT_NAMES and token[1:].islower()
     ]
     # Four: a name may run to three ("Stanford Prison Experiment").
     return len(words) >= 4 and all(token[0].isupper() for token in words)
