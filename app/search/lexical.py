@@ -23,6 +23,7 @@ import numpy as np
 
 from app.search.catalog import CatalogSnapshot
 from app.search.ids import ChunkKey
+from app.search.apart import split
 from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
 from app.search.names import terms as written_words
 from app.search.spelling import Speller
@@ -142,10 +143,11 @@ class LibraryView:
             )
         return self._postings[term]
 
-    def query_terms(self, text: str) -> set[str]:
+    def query_terms(self, text: str, vocabulary: frozenset[str] = frozenset()) -> set[str]:
         """A query's terms. A compound the library says as one word is that word alone ("re-ranking" is
         "rerank", as "reranking" is, not "re" and "rank"); adjacent words that the library writes as one
-        word add it ("cross encoder": "crossencod")."""
+        word add it ("cross encoder": "crossencod"), and a word it lacks that it writes as two adds them
+        ("minibatch": "mini", "batch") unless the word is one of the `vocabulary` of English words."""
         found: set[str] = set()
         for chain in CHAIN_RE.findall(text):
             joined = compound(chain)
@@ -153,7 +155,28 @@ class LibraryView:
                 found.add(stem(joined))
             else:
                 found.update(lexical_terms(chain))
-        return found | self.joined(text)
+        return found | self.joined(text) | self.apart(text, vocabulary)
+
+    def apart(self, text: str, vocabulary: frozenset[str]) -> set[str]:
+        """The halves of each word of the text that the library lacks but says as two words ("minibatch").
+
+        Not of an English word (`vocabulary`): "invented" is no "inven" + "ted", "outline" no "out" + "line";
+        and only halves that some chunk says both of ("sub" and "field" said apart are no "subfield").
+        """
+
+        def said(term: str) -> bool:
+            return self.frequencies[term] > 0
+
+        def together(first: str, second: str) -> bool:
+            return len(np.intersect1d(self.postings(first)[0], self.postings(second)[0])) > 0
+
+        found: set[str] = set()
+        for word in tokens(text):
+            if word.lower() in vocabulary or said(stem(word)):
+                continue
+            if (halves := split(word, said, together)) is not None:
+                found.update(stem(half) for half in halves)
+        return found
 
     def joined(self, text: str) -> set[str]:
         """Adjacent words of the text that the library writes as one word ("cross encoder": "crossencod")."""
@@ -226,15 +249,22 @@ class LexicalIndex:
         self._view = LibraryView([], self._frequencies)
 
     def ranked(
-        self, query: str, library: CatalogSnapshot, scope: Iterable[str], lesson: int | None, limit: int
+        self,
+        query: str,
+        library: CatalogSnapshot,
+        scope: Iterable[str],
+        lesson: int | None,
+        limit: int,
+        vocabulary: frozenset[str] = frozenset(),
     ) -> list[LexicalHit]:
-        """Up to `limit` chunks of the `scope` courses sharing a word with the query, best first.
+        """Up to `limit` chunks of the `scope` courses sharing a word with the query, best first (`vocabulary`:
+        the English words, which are never taken for two words written as one).
 
         `library` is the catalog with every course's live version: the statistics are the whole library's,
         whatever the scope, so a score means the same in a course search as in a library search.
         """
         view = self._follow(library)
-        terms = view.query_terms(query)
+        terms = view.query_terms(query, vocabulary)
         if not terms:
             return []
         scores = view.scores(terms)

@@ -27,6 +27,7 @@ import numpy as np
 
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.search.embedding.protocol import Embedder
+from app.search.apart import said_apart
 from app.search.models import Outline, Passage
 from app.search.names import CHAIN_RE, acronym_matches, compound_parts, stem, tokens, word_stems
 
@@ -227,9 +228,12 @@ def coverage(words: list[str], weights: dict[str, float], held: set[str]) -> flo
 
 def said_by(passage: Passage, text: str) -> set[str]:
     """The passage's words, with each compound of the question `text` whose parts it says ("top-k" is said
-    by "the top k chunks": a compound is written apart as often as joined)."""
+    by "the top k chunks", "minibatch" by "mini batch": a compound is written apart as often as joined)."""
     held = passage_words(passage)
-    return held | {joined for joined, parts in compound_parts(text).items() if parts <= held}
+    compounds = {joined for joined, parts in compound_parts(text).items() if parts <= held}
+    # A word the passage says as two ("mini batch" for "minibatch"): transcripts write compounds apart.
+    apart = {stem(word) for word in tokens(text) if stem(word) not in held and said_apart(word, passage.text)}
+    return held | compounds | apart
 
 
 def signals(
