@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from app.search.apart import split
 from app.search.catalog import CatalogSnapshot
 from app.search.ids import ChunkKey
-from app.search.apart import split
 from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
 from app.search.names import terms as written_words
 from app.search.spelling import Speller
@@ -257,8 +257,8 @@ class LexicalIndex:
         limit: int,
         vocabulary: frozenset[str] = frozenset(),
     ) -> list[LexicalHit]:
-        """Up to `limit` chunks of the `scope` courses sharing a word with the query, best first (`vocabulary`:
-        the English words, which are never taken for two words written as one).
+        """Up to `limit` chunks of the `scope` courses sharing a word with the query, best first
+        (`vocabulary`: the English words, which are never taken for two words written as one).
 
         `library` is the catalog with every course's live version: the statistics are the whole library's,
         whatever the scope, so a score means the same in a course search as in a library search.

@@ -26,8 +26,8 @@ from functools import lru_cache
 import numpy as np
 
 from app.assistant.extractive.intent import QUESTION_WORDS
-from app.search.embedding.protocol import Embedder
 from app.search.apart import said_apart
+from app.search.embedding.protocol import Embedder
 from app.search.models import Outline, Passage
 from app.search.names import CHAIN_RE, acronym_matches, compound_parts, stem, tokens, word_stems
 
