@@ -8,6 +8,7 @@ says), because the same term is written "rerank", "re-ranking" and "reranking" a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 # Words that say nothing about which course (or which topic) is meant.
@@ -106,6 +107,14 @@ def stem(word: str) -> str:
     if word.endswith("ing") and len(word) >= 6:
         word = word[:-3]
     return word
+
+
+def silent_e(term: str, said: Callable[[str], bool]) -> str | None:
+    """The stem of the base word a stem lost its silent e from, when only that is said ("grad" of "grading":
+    "grade"; "cach" of "caching": "cache"): `stem` strips "ing" but leaves the base word's e."""
+    if said(term) or not term.isalpha() or term.endswith("e") or not said(term + "e"):
+        return None
+    return term + "e"
 
 
 def is_acronym_token(token: str) -> bool:
