@@ -26,6 +26,7 @@ from app.search.catalog import CatalogSnapshot
 from app.search.ids import ChunkKey
 from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
 from app.search.names import terms as written_words
+from app.search.shortened import completions
 from app.search.spelling import Speller
 
 # Okapi BM25's usual constants: term-frequency saturation and length normalisation.
@@ -108,6 +109,7 @@ class LibraryView:
         self.frequencies = frequencies
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._speller: Speller | None = None
+        self._terms: list[str] | None = None
 
     @property
     def speller(self) -> Speller:
@@ -118,6 +120,13 @@ class LibraryView:
                 words.update(terms.words)
             self._speller = Speller(words)
         return self._speller
+
+    @property
+    def terms(self) -> list[str]:
+        """Every term the library holds, sorted (built on first use, once per view)."""
+        if self._terms is None:
+            self._terms = sorted(set().union(*(terms.postings.keys() for _, _, terms in self.courses)))
+        return self._terms
 
     @property
     def size(self) -> int:
@@ -161,7 +170,8 @@ class LibraryView:
         """The halves of each word of the text that the library lacks but says as two words ("minibatch").
 
         Not of an English word (`vocabulary`): "invented" is no "inven" + "ted", "outline" no "out" + "line";
-        and only halves that some chunk says both of ("sub" and "field" said apart are no "subfield").
+        and only halves that some chunk says both of ("sub" and "field" said apart are no "subfield"). A
+        word it lacks that begins a few of its words stands for them ("backprop": "backpropagation").
         """
 
         def said(term: str) -> bool:
@@ -176,6 +186,8 @@ class LibraryView:
                 continue
             if (halves := split(word, said, together)) is not None:
                 found.update(stem(half) for half in halves)
+            # A shortening ("backprop") finds the words it begins ("backpropagation").
+            found.update(completions(stem(word), self.terms))
         return found
 
     def joined(self, text: str) -> set[str]:
