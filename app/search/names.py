@@ -152,6 +152,30 @@ def acronym_matches(token: str, title: str) -> bool:
     return len(token) >= 2 and token.isalpha() and any(word.startswith(token) for word in initials(title))
 
 
+def letters_of(acronym: str) -> str:
+    """The letters an acronym stands for, lower-cased: all of "VAE", the capitals of "ReLU" ("rlu")."""
+    if not acronym.isalpha() or len(acronym) < 2 or sum(char.isupper() for char in acronym) < 2:
+        return ""
+    return (acronym if acronym.isupper() else "".join(char for char in acronym if char.isupper())).lower()
+
+
+def spelled_out(acronym: str, text: str) -> str | None:
+    """The words of the text, side by side, that an acronym stands for ("VAE": "variational auto encoder",
+    "ReLU": "rectified linear unit"), or None; each of three letters or more and no stopword, so that "the"
+    or "um" don't complete one."""
+    wanted = letters_of(acronym)
+    words = tokens(text)
+    for start in range(len(words) - len(wanted) + 1 if wanted else 0):
+        run = words[start : start + len(wanted)]
+        lowered = [word.lower() for word in run]
+        if all(
+            len(word) >= 3 and word not in STOPWORDS and word[0] == letter
+            for word, letter in zip(lowered, wanted, strict=True)
+        ):
+            return " ".join(lowered)
+    return None
+
+
 def word_matches(word: str, title_word: str) -> bool:
     """True when a stemmed word is a title word, or abbreviates it ("gen" for "generation")."""
     return word == title_word or (len(word) >= 3 and title_word.startswith(word))
