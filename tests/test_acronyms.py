@@ -17,7 +17,9 @@ OTHER = "Next time we look at flow models, which transform a simple noise distri
 def test_an_acronym_stands_for_its_capitals():
     assert letters_of("VAE") == "vae"
     assert letters_of("ReLU") == "rlu"
-    assert letters_of("Adam") == letters_of("a") == ""  # a name, a letter: no acronym
+    assert letters_of("LoRA") == "lra"
+    # A name, a letter, a name in capitalised parts: no acronym.
+    assert letters_of("Adam") == letters_of("a") == letters_of("ImageNet") == letters_of("AutoML") == ""
 
 
 def test_the_words_an_acronym_stands_for_are_found_side_by_side():

@@ -153,8 +153,10 @@ def acronym_matches(token: str, title: str) -> bool:
 
 
 def letters_of(acronym: str) -> str:
-    """The letters an acronym stands for, lower-cased: all of "VAE", the capitals of "ReLU" ("rlu")."""
-    if not acronym.isalpha() or len(acronym) < 2 or sum(char.isupper() for char in acronym) < 2:
+    """The letters an acronym stands for, lower-cased: all of "VAE", the capitals of "ReLU" ("rlu"); none of
+    a name written in capitalised parts ("ImageNet", "AutoML"), which says its words, not their initials."""
+    capitals = sum(char.isupper() for char in acronym)
+    if not acronym.isalpha() or capitals < 2 or len(acronym) - capitals >= capitals:
         return ""
     return (acronym if acronym.isupper() else "".join(char for char in acronym if char.isupper())).lower()
 
