@@ -12,15 +12,28 @@ the passages of both lessons of a two-lesson question come sooner; no single-pas
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from app.search.catalog import CatalogEntry, CatalogSnapshot
 from app.search.models import CourseRecord, Passage
 from app.search.names import content_words
 from app.search.resolver import mentioned_course
 from app.search.searcher import Searcher
 from app.search.split import COURSE_RE, split_comparison
+from app.search.titled import lesson_by_title_word
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2
+
+
+class PartScope(NamedTuple):
+    """Where one part is searched, and for what: the courses, the one course and lesson it names if any, and
+    its words without those naming a lesson."""
+
+    entries: list[CatalogEntry]
+    course: str | None
+    lesson: int | None
+    query: str
 
 
 def part_scope(
@@ -29,9 +42,28 @@ def part_scope(
     library: CatalogSnapshot,
     scope: list[CatalogEntry],
     course: str | None,
+    lesson: int | None = None,
+    whole: CourseRecord | None = None,
+) -> PartScope:
+    """Where to search one part: within the lesson it names by a word of its title ("the brain lecture"),
+    for its other words; else as `course_scope` says, within the search's lesson."""
+    entries, course = course_scope(searcher, part, library, scope, course, whole)
+    titled = lesson_by_title_word(part, [entry.record for entry in entries]) if lesson is None else None
+    if titled is None:
+        return PartScope(entries, course, lesson, part)
+    own = [entry for entry in entries if entry.record.id == titled.course.id]
+    return PartScope(own, titled.course.id, titled.lesson, titled.rest)
+
+
+def course_scope(
+    searcher: Searcher,
+    part: str,
+    library: CatalogSnapshot,
+    scope: list[CatalogEntry],
+    course: str | None,
     whole: CourseRecord | None = None,
 ) -> tuple[list[CatalogEntry], str | None]:
-    """The scope to search one part in when the search names no course: the course the part names, else
+    """The courses to search one part in when the search names no course: the course the part names, else
     the one course the whole question names ("what MCP servers expose vs what clients expose": clients of
     MCP) when that course says every word of the part that any course says; else every course."""
     if course is not None:
@@ -95,7 +127,11 @@ def search_with_parts(
     for half in halves:
         if not content_words(half):  # "..., and where is it?": a part with no words of its own finds noise
             continue
-        half_scope, half_course = part_scope(searcher, half, library, scope, course, named and named[0])
-        found = searcher.search(half, library, half_scope, half_course, lesson, 1) if half_scope else []
+        where = part_scope(searcher, half, library, scope, course, lesson, named and named[0])
+        found = (
+            searcher.search(where.query, library, where.entries, where.course, where.lesson, 1)
+            if where.entries
+            else []
+        )
         firsts += [scored_for(searcher, query, scope, whole, first) for first in found[:1]]
     return keep_parts(whole, firsts, k)
