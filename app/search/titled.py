@@ -13,10 +13,11 @@ from typing import NamedTuple
 from app.search.models import CourseRecord
 from app.search.names import content_words
 
-# "the Skinner lecture", "the lecture on Skinner": one word naming a lesson by its title.
+# "the lecture on Skinner", "the Skinner lecture": one word naming a lesson by its title. "The lecture on"
+# is tried first, so that "the lecture" is not read as a lesson named "the".
 TITLE_WORD_RE = re.compile(
-    r"\b(?:the\s+)?([A-Za-z][\w'-]+)\s+(?:lecture|lesson)\b"
-    r"|\b(?:the\s+)?(?:lecture|lesson)\s+(?:on|about)\s+([A-Za-z][\w'-]+)",
+    r"\b(?:the\s+)?(?:lecture|lesson)\s+(?:on|about)\s+([A-Za-z][\w'-]+)"
+    r"|\b(?:the\s+)?([A-Za-z][\w'-]+)\s+(?:lecture|lesson)\b",
     re.IGNORECASE,
 )
 
