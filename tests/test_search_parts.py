@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.search.models import Passage
-from app.search.parts import course_scope, keep_parts, part_scope
+from app.search.parts import course_scope, keep_parts
 from tests.helpers import Library, course_text
 
 BREAD = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.search.parts import part_scope
-from app.search.titled import lesson_by_title_word
+from app.search.titled import lesson_by_name, lesson_by_title_word
 from tests.helpers import Library
 
 HARDWARE = (
@@ -19,8 +19,11 @@ CAMERAS = (
     "eyes and noses, and the last ones to whole faces.",
     "Face recognition datasets hold millions of labelled faces, and networks trained on them match faces "
     "better than most people do.",
-    "Recognising faces in a crowd from a street camera raises questions of privacy and of who is "
-    "watching.",
+    "Recognising faces in a crowd from a street camera raises questions of privacy and of who is watching.",
+)
+ART = (
+    "Painters drew faces in profile for centuries before the portrait turned to face the viewer.",
+    "A caricature exaggerates the features of the faces that differ most from the average face.",
 )
 ASKED = "What do the hardware lecture and the camera lecture say about recognising faces?"
 
@@ -38,7 +41,11 @@ def course(title: str, lessons: list[tuple[str, tuple[str, ...]]]) -> str:
 def library(tmp_path_factory) -> Library:
     """One course whose lessons are named by their titles: the mind's hardware, and seeing with cameras."""
     library = Library(tmp_path_factory.mktemp("titled"), chunk_size=200, chunk_overlap=0)
-    lessons = [("Foundations: The Mind's Hardware", HARDWARE), ("Seeing with Cameras", CAMERAS)]
+    lessons = [
+        ("Foundations: The Mind's Hardware", HARDWARE),
+        ("Seeing with Cameras", CAMERAS),
+        ("Faces in Art", ART),
+    ]
     (library.docs / "mind.txt").write_text(course("Mind and Machine", lessons))
     report = library.indexer.sync()
     assert not report.problems, report.problems
@@ -76,3 +83,29 @@ def test_a_title_word_names_a_lesson_only_when_one_lesson_and_no_course_title_ha
     assert lesson_by_title_word("the lecture on hardware", courses).rest == ""
     assert lesson_by_title_word("the machine lecture", courses) is None  # a word of the course's title
     assert lesson_by_title_word("the privacy lecture", courses) is None  # in no title
+
+
+def test_a_name_alone_names_the_lesson_whose_title_has_it_when_said_mostly_there(library):
+    index = library.index
+    snapshot = index.catalog.snapshot()
+    courses = index.courses()
+
+    def named(text: str) -> int | None:
+        found = lesson_by_name(text, courses, lambda term: index.searcher.lessons_saying(term, snapshot))
+        return found and found.lesson
+
+    assert named("How do networks find faces in Camera images?") == 2
+    assert named("How do networks find faces in camera images?") is None  # not written as a name
+    assert named("Cameras find faces how?") is None  # a capital that opens the text names nothing
+    # "Faces" is the third lesson's title, but the other lessons say it as often.
+    assert named("How are Faces drawn?") is None
+
+
+def test_a_part_naming_a_lesson_by_a_name_alone_is_searched_in_it(library):
+    index = library.index
+    snapshot = index.catalog.snapshot()
+    part = "What does Hardware say about recognising faces?"
+
+    where = part_scope(index.searcher, part, snapshot, snapshot.entries, None)
+
+    assert (where.lesson, where.query) == (1, part)

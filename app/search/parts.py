@@ -20,7 +20,7 @@ from app.search.names import content_words
 from app.search.resolver import mentioned_course
 from app.search.searcher import Searcher
 from app.search.split import COURSE_RE, split_comparison
-from app.search.titled import lesson_by_title_word
+from app.search.titled import lesson_by_name, lesson_by_title_word
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2
@@ -46,9 +46,15 @@ def part_scope(
     whole: CourseRecord | None = None,
 ) -> PartScope:
     """Where to search one part: within the lesson it names by a word of its title ("the brain lecture"),
-    for its other words; else as `course_scope` says, within the search's lesson."""
+    for its other words, or by a name alone ("in Cournot"); else as `course_scope` says, within the
+    search's lesson."""
     entries, course = course_scope(searcher, part, library, scope, course, whole)
-    titled = lesson_by_title_word(part, [entry.record for entry in entries]) if lesson is None else None
+    if lesson is not None:
+        return PartScope(entries, course, lesson, part)
+    records = [entry.record for entry in entries]
+    titled = lesson_by_title_word(part, records) or lesson_by_name(
+        part, records, lambda term: searcher.lessons_saying(term, library)
+    )
     if titled is None:
         return PartScope(entries, course, lesson, part)
     own = [entry for entry in entries if entry.record.id == titled.course.id]

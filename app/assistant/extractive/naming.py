@@ -111,4 +111,3 @@ def _looks_like_name(phrase: str) -> bool:
     """True when every meaningful word is capitalised or an acronym ("Kubernetes", "Machine Learning")."""
     words = [token for token in tokens(phrase) if token.lower() not in STOPWORDS]
     return bool(words) and all(word[0].isupper() or word[0].isdigit() for word in words)
-
