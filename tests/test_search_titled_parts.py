@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.search.parts import part_scope
-from app.search.titled import lesson_by_name, lesson_by_title_word
+from app.search.titled import lesson_by_title_word
 from tests.helpers import Library
 
 HARDWARE = (
@@ -59,7 +59,9 @@ def test_a_part_naming_a_lesson_by_its_title_is_searched_in_it_for_its_other_wor
     # Searched anywhere, the part finds the camera lesson's faces.
     assert index.searcher.search(part, snapshot, snapshot.entries, None, None, 1)[0].lesson_number == 2
 
-    where = part_scope(index.searcher, part, snapshot, snapshot.entries, None)
+    other = "What does the camera lecture say about recognising faces?"
+
+    where = part_scope(index.searcher, part, other, snapshot, snapshot.entries, None)
 
     assert (where.lesson, where.query) == (1, "What does say about recognising faces?")
     assert [entry.record.title for entry in where.entries] == ["Mind and Machine"]
@@ -74,7 +76,7 @@ def test_a_search_within_a_lesson_keeps_it(library):
     index = library.index
     snapshot = index.catalog.snapshot()
     part = "What does the hardware lecture say about recognising faces?"
-    assert part_scope(index.searcher, part, snapshot, snapshot.entries, None, lesson=2).lesson == 2
+    assert part_scope(index.searcher, part, "", snapshot, snapshot.entries, None, lesson=2).lesson == 2
 
 
 def test_a_title_word_names_a_lesson_only_when_one_lesson_and_no_course_title_has_it(library):
@@ -85,27 +87,22 @@ def test_a_title_word_names_a_lesson_only_when_one_lesson_and_no_course_title_ha
     assert lesson_by_title_word("the privacy lecture", courses) is None  # in no title
 
 
-def test_a_name_alone_names_the_lesson_whose_title_has_it_when_said_mostly_there(library):
+def test_a_part_naming_a_lesson_by_its_title_words_alone_is_searched_in_it(library):
     index = library.index
     snapshot = index.catalog.snapshot()
-    courses = index.courses()
+    part, other = "What does Hardware say about faces?", "What do Cameras say about faces?"
 
-    def named(text: str) -> int | None:
-        found = lesson_by_name(text, courses, lambda term: index.searcher.lessons_saying(term, snapshot))
-        return found and found.lesson
+    where = part_scope(index.searcher, part, other, snapshot, snapshot.entries, None)
 
-    assert named("How do networks find faces in Camera images?") == 2
-    assert named("How do networks find faces in camera images?") is None  # not written as a name
-    assert named("Cameras find faces how?") is None  # a capital that opens the text names nothing
-    # "Faces" is the third lesson's title, but the other lessons say it as often.
-    assert named("How are Faces drawn?") is None
+    assert (where.lesson, where.query) == (1, "What does say about faces?")
 
 
-def test_a_part_naming_a_lesson_by_a_name_alone_is_searched_in_it(library):
+def test_a_part_whose_title_word_is_one_of_many_searches_everywhere(library):
     index = library.index
     snapshot = index.catalog.snapshot()
-    part = "What does Hardware say about recognising faces?"
+    # "Hardware" is the first lesson's title word, but most of the part's own words are no title's.
+    part, other = "How do neurons fire bursts in Hardware?", "How do networks learn?"
 
-    where = part_scope(index.searcher, part, snapshot, snapshot.entries, None)
+    where = part_scope(index.searcher, part, other, snapshot, snapshot.entries, None)
 
-    assert (where.lesson, where.query) == (1, part)
+    assert (where.lesson, where.query) == (None, part)

@@ -175,15 +175,6 @@ class LibraryView:
                 found |= terms & course.postings.keys()
         return found
 
-    def lessons_saying(self, term: str) -> Counter[tuple[str, int]]:
-        """How many chunks of each lesson, (course id, lesson number), hold the term."""
-        rows, _ = self.postings(term)
-        positions = np.searchsorted(self.starts, rows, side="right") - 1
-        return Counter(
-            (self.courses[position][0], int(self.lessons[row]))
-            for row, position in zip(rows.tolist(), positions.tolist(), strict=True)
-        )
-
     def scores(self, terms: set[str]) -> np.ndarray:
         """Okapi BM25 of every row for the query terms."""
         total = np.zeros(self.size)
@@ -274,10 +265,6 @@ class LexicalIndex:
     def held(self, terms: Iterable[str], library: CatalogSnapshot, scope: Iterable[str]) -> set[str]:
         """The stemmed terms that the `scope` courses say somewhere (in a chunk or a title)."""
         return self._follow(library).held(set(terms), set(scope))
-
-    def lessons_saying(self, term: str, library: CatalogSnapshot) -> Counter[tuple[str, int]]:
-        """Chunks per lesson, (course id, lesson number), holding the stemmed term (lesson titles count)."""
-        return self._follow(library).lessons_saying(term)
 
     def clear(self) -> None:
         """Forget every course (after the index was cleared)."""

@@ -20,7 +20,7 @@ from app.search.names import content_words
 from app.search.resolver import mentioned_course
 from app.search.searcher import Searcher
 from app.search.split import COURSE_RE, split_comparison
-from app.search.titled import lesson_by_name, lesson_by_title_word
+from app.search.titled import lesson_by_title_word, named_lesson, without_title
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2
@@ -39,26 +39,32 @@ class PartScope(NamedTuple):
 def part_scope(
     searcher: Searcher,
     part: str,
+    other: str,
     library: CatalogSnapshot,
     scope: list[CatalogEntry],
     course: str | None,
     lesson: int | None = None,
     whole: CourseRecord | None = None,
 ) -> PartScope:
-    """Where to search one part: within the lesson it names by a word of its title ("the brain lecture"),
-    for its other words, or by a name alone ("in Cournot"); else as `course_scope` says, within the
-    search's lesson."""
+    """Where to search one part of a comparison (`other` is the other part): within the lesson it names by
+    a word of its title ("the brain lecture", `lesson_by_title_word`; "in Cournot", `named_lesson`), for
+    its words without those naming it; else as `course_scope` says, within the search's lesson."""
     entries, course = course_scope(searcher, part, library, scope, course, whole)
     if lesson is not None:
         return PartScope(entries, course, lesson, part)
-    records = [entry.record for entry in entries]
-    titled = lesson_by_title_word(part, records) or lesson_by_name(
-        part, records, lambda term: searcher.lessons_saying(term, library)
-    )
-    if titled is None:
-        return PartScope(entries, course, lesson, part)
-    own = [entry for entry in entries if entry.record.id == titled.course.id]
-    return PartScope(own, titled.course.id, titled.lesson, titled.rest)
+    titled = lesson_by_title_word(part, [entry.record for entry in entries])
+    if titled is not None:
+        return PartScope(_of(entries, titled.course), titled.course.id, titled.lesson, titled.rest)
+    named = named_lesson(part, other, library.records)
+    if named is None or not _of(entries, named[0]):
+        return PartScope(entries, course, None, part)
+    title = next(item.title for item in named[0].lessons if item.number == named[1])
+    return PartScope(_of(entries, named[0]), named[0].id, named[1], without_title(part, title))
+
+
+def _of(entries: list[CatalogEntry], record: CourseRecord) -> list[CatalogEntry]:
+    """The entries of one course."""
+    return [entry for entry in entries if entry.record.id == record.id]
 
 
 def course_scope(
@@ -130,10 +136,10 @@ def search_with_parts(
         return whole
     firsts = []
     named = mentioned_course(query, library.records) if course is None else None
-    for half in halves:
+    for half, other in (halves, halves[::-1]):
         if not content_words(half):  # "..., and where is it?": a part with no words of its own finds noise
             continue
-        where = part_scope(searcher, half, library, scope, course, lesson, named and named[0])
+        where = part_scope(searcher, half, other, library, scope, course, lesson, named and named[0])
         found = (
             searcher.search(where.query, library, where.entries, where.course, where.lesson, 1)
             if where.entries

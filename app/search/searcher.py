@@ -17,7 +17,6 @@ its cosine similarity to the question, which the answerers read as relevance.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -187,10 +186,6 @@ class Searcher:
     def held(self, terms: list[str], library: CatalogSnapshot, scope: list[CatalogEntry]) -> set[str]:
         """The stemmed terms the scope's courses say somewhere (see LexicalIndex.held)."""
         return self.lexical.held(terms, library, [entry.record.id for entry in scope])
-
-    def lessons_saying(self, term: str, library: CatalogSnapshot) -> Counter[tuple[str, int]]:
-        """How many chunks of each lesson, (course id, lesson number), hold the stemmed term."""
-        return self.lexical.lessons_saying(term, library)
 
     def covers(
         self, terms: list[str], library: CatalogSnapshot, own: list[CatalogEntry], scope: list[CatalogEntry]
