@@ -106,3 +106,13 @@ def test_a_part_whose_title_word_is_one_of_many_searches_everywhere(library):
     where = part_scope(index.searcher, part, other, snapshot, snapshot.entries, None)
 
     assert (where.lesson, where.query) == (None, part)
+
+
+def test_a_part_naming_a_course_does_not_name_a_lesson_by_its_words(library):
+    index = library.index
+    snapshot = index.catalog.snapshot()
+    part, other = "What does the Hardware course say about faces?", "What do Cameras say about faces?"
+
+    where = part_scope(index.searcher, part, other, snapshot, snapshot.entries, None)
+
+    assert (where.lesson, where.query) == (None, part)

@@ -12,6 +12,7 @@ the passages of both lessons of a two-lesson question come sooner; no single-pas
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from app.search.catalog import CatalogEntry, CatalogSnapshot
@@ -24,6 +25,7 @@ from app.search.titled import lesson_by_title_word, named_lesson, without_title
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2
+COURSE_WORD_RE = re.compile(r"\b(?:course|class)\b", re.IGNORECASE)
 
 
 class PartScope(NamedTuple):
@@ -55,7 +57,9 @@ def part_scope(
     titled = lesson_by_title_word(part, [entry.record for entry in entries])
     if titled is not None:
         return PartScope(_of(entries, titled.course), titled.course.id, titled.lesson, titled.rest)
-    named = named_lesson(part, other, library.records)
+    # A part naming a course ("in the RAG course", "a RAG answer") spends its title word on the course.
+    names_course = COURSE_WORD_RE.search(part) or mentioned_course(part, library.records)
+    named = None if names_course else named_lesson(part, other, library.records)
     if named is None or not _of(entries, named[0]):
         return PartScope(entries, course, None, part)
     title = next(item.title for item in named[0].lessons if item.number == named[1])
