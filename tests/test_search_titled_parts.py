@@ -116,3 +116,12 @@ def test_a_part_naming_a_course_does_not_name_a_lesson_by_its_words(library):
     where = part_scope(index.searcher, part, other, snapshot, snapshot.entries, None)
 
     assert (where.lesson, where.query) == (None, part)
+
+
+def test_a_question_naming_a_lesson_by_its_title_is_searched_in_it(library):
+    found = library.index.search("What does the hardware lecture say about recognising faces?", k=3)
+    assert {p.lesson_number for p in found} == {1}
+    assert "unable to recognise faces" in found[0].text
+    # A lesson the search names already wins over the one the question names.
+    within = library.index.search("What does the hardware lecture say about faces?", lesson=2, k=3)
+    assert {p.lesson_number for p in within} == {2}

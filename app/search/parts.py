@@ -4,10 +4,13 @@ A comparison searched whole ("re-ranking in RAG versus re-ranking after product 
 lecture and the brain lecture") is ranked by whichever part dominates its words, so the other part's
 passages can fall out of the top k. Each half (`split_comparison`) is also searched on its own, within the
 course it names when the search names none ("the RAG course"), or else within the one course the whole
-question names, as its asker means it, and its first passage follows the whole question's first. The
+question names, as its asker means it, and within the lesson it names by a word of its title ("the brain
+lecture", "in Cournot": the answerer's rule, `app.search.titled`); its first passage follows the whole
+question's first. The
 first place stays the whole question's, so a question the splitter cuts wrongly ("... and with what
 architecture?") keeps its best passage first. Measured on both libraries (README):
 the passages of both lessons of a two-lesson question come sooner; no single-passage question moved.
+A question comparing nothing that names a lesson by its title is searched within that lesson.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from app.search.titled import lesson_by_title_word, named_lesson, without_title
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2
+# A part saying "course" or "class" names a course by its other words, as the answerer's naming phrases do.
 COURSE_WORD_RE = re.compile(r"\b(?:course|class)\b", re.IGNORECASE)
 
 
@@ -133,10 +137,19 @@ def search_with_parts(
     lesson: int | None,
     k: int,
 ) -> list[Passage]:
-    """The k best passages for the query, keeping each compared part's first passage among them."""
+    """The k best passages for the query, keeping each compared part's first passage among them; a query
+    comparing nothing that names a lesson by a word of its title ("the Skinner lecture") is searched within
+    that lesson."""
+    halves = split_comparison(query)
+    records = [entry.record for entry in scope]
+    titled = lesson_by_title_word(query, records) if lesson is None and halves is None else None
+    if titled is not None:
+        # Its naming words stay in the query: they say what the whole question is about too (dropped, one
+        # lecture-set passage ranked 7th in its lesson instead of 5th).
+        own = _of(scope, titled.course)
+        return searcher.search(query, library, own, titled.course.id, titled.lesson, k)
     whole = searcher.search(query, library, scope, course, lesson, k)
-    halves = split_comparison(query) if k >= MIN_K else None
-    if halves is None:
+    if halves is None or k < MIN_K:
         return whole
     firsts = []
     named = mentioned_course(query, library.records) if course is None else None
