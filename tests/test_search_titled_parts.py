@@ -125,3 +125,10 @@ def test_a_question_naming_a_lesson_by_its_title_is_searched_in_it(library):
     # A lesson the search names already wins over the one the question names.
     within = library.index.search("What does the hardware lecture say about faces?", lesson=2, k=3)
     assert {p.lesson_number for p in within} == {2}
+
+
+def test_a_comparison_naming_two_lessons_is_not_searched_within_one(library):
+    index = library.index
+    snapshot = index.catalog.snapshot()
+    whole = index.searcher.search(ASKED, snapshot, snapshot.entries, None, None, 1)
+    assert [p.text for p in index.search(ASKED, k=1)] == [p.text for p in whole]
