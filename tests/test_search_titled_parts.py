@@ -87,35 +87,30 @@ def test_a_title_word_names_a_lesson_only_when_one_lesson_and_no_course_title_ha
     assert lesson_by_title_word("the privacy lecture", courses) is None  # in no title
 
 
-def test_a_part_naming_a_lesson_by_its_title_words_alone_is_searched_in_it(library):
+CAMERAS_PART = "What do Cameras say about faces?"
+
+
+@pytest.mark.parametrize(
+    ("part", "other", "lesson", "query"),
+    [
+        # "Hardware" tells the part apart and is most of its own words: the lesson it names, searched for
+        # the part's other words.
+        ("What does Hardware say about faces?", CAMERAS_PART, 1, "What does say about faces?"),
+        # Most of the part's own words are no title's: "Hardware" is one topic word of many.
+        ("How do neurons fire bursts in Hardware?", "How do networks learn?", None, None),
+        # A part naming a course spends its words on the course.
+        ("What does the Hardware course say about faces?", CAMERAS_PART, None, None),
+    ],
+)
+def test_a_part_names_a_lesson_by_its_title_words_alone_only_when_they_are_its_own(
+    library, part, other, lesson, query
+):
     index = library.index
     snapshot = index.catalog.snapshot()
-    part, other = "What does Hardware say about faces?", "What do Cameras say about faces?"
 
     where = part_scope(index.searcher, part, other, snapshot, snapshot.entries, None)
 
-    assert (where.lesson, where.query) == (1, "What does say about faces?")
-
-
-def test_a_part_whose_title_word_is_one_of_many_searches_everywhere(library):
-    index = library.index
-    snapshot = index.catalog.snapshot()
-    # "Hardware" is the first lesson's title word, but most of the part's own words are no title's.
-    part, other = "How do neurons fire bursts in Hardware?", "How do networks learn?"
-
-    where = part_scope(index.searcher, part, other, snapshot, snapshot.entries, None)
-
-    assert (where.lesson, where.query) == (None, part)
-
-
-def test_a_part_naming_a_course_does_not_name_a_lesson_by_its_words(library):
-    index = library.index
-    snapshot = index.catalog.snapshot()
-    part, other = "What does the Hardware course say about faces?", "What do Cameras say about faces?"
-
-    where = part_scope(index.searcher, part, other, snapshot, snapshot.entries, None)
-
-    assert (where.lesson, where.query) == (None, part)
+    assert (where.lesson, where.query) == (lesson, query or part)
 
 
 def test_a_question_naming_a_lesson_by_its_title_is_searched_in_it(library):

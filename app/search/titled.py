@@ -3,9 +3,9 @@
 A half of a comparison names a lesson by a word of its title that the other half lacks ("in Cournot",
 "HNSW graphs") when the half is mostly that title's words (`named_lesson`).
 
-One rule for search (a comparison's part naming a lesson is searched within it, `parts.part_scope`) and
-the extractive answerer (a question, or a comparison's half, naming a lesson is answered from it), so
-both read a lesson's name alike.
+One rule for search (a question, or a comparison's part, naming a lesson is searched within it:
+`parts.search_with_parts`, `parts.part_scope`) and the extractive answerer (answered from it), so both
+read a lesson's name alike.
 """
 
 from __future__ import annotations
