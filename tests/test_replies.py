@@ -112,23 +112,29 @@ def test_the_reply_ends_at_what_says_something_or_too_long_a_pause(lines):
     assert replied(lines) == []
 
 
-def test_the_reply_after_a_call_on_a_student_is_quoted(scorer):
-    found = scorer.quotes("how did the farmers keep the flood from ruining the harvest?", [passage(FLOODS)])
-    asked = next(quote for quote in found if quote.sentence.startswith("Why didn't the flood"))
-    assert asked.asks
-    opening = lead(found, False)
-    chosen = [quote.sentence for quote in opening + more(found, opening)]
-    assert REPLY in chosen
+# The same in a film told in class: the reply shares no word with the student's question.
+BANK = (
+    "So in the film the town's bank had a run on it. "
+    "Everyone rushed in to pull their savings out. "
+    "And luckily the bank did not go under. "
+    "Why didn't the bank go under in the film. "
+    "Why didn't it? "
+    "Yeah, the guy in the green shirt. "
+    "Um. "
+    "Each depositor agreed to withdraw only what they needed that week. "
+    "Okay, so that's the film."
+)
+BANK_REPLY = "Each depositor agreed to withdraw only what they needed that week."
 
 
-def test_the_reply_is_found_in_a_lesson_titled_with_the_questions_words(scorer):
-    # There every sentence shares the question's words, and none is flagged as filler.
-    found = scorer.quotes(
-        "how did the farmers keep the flood from ruining the harvest?",
-        [passage(FLOODS, "Farmers and Floods")],
-    )
+@pytest.mark.parametrize("title", ["Money", "Bank Runs"])  # in "Bank Runs" every sentence shares its words
+def test_the_reply_after_a_call_on_a_student_is_quoted(scorer, title):
+    found = scorer.quotes("how did the bank in the film survive the run?", [passage(BANK, title)])
+    assert next(quote for quote in found if quote.sentence.startswith("Why didn't the bank")).asks
+    reply = next(quote for quote in found if quote.sentence == BANK_REPLY)
+    assert reply.similarity < 0.25  # on its own, too far from the question to be quoted
     opening = lead(found, False)
-    assert REPLY in [quote.sentence for quote in opening + more(found, opening)]
+    assert BANK_REPLY in [quote.sentence for quote in opening + more(found, opening)]
 
 
 def said(where: Passage, position: int, sentence: str, score: float, **kind) -> Quote:
