@@ -160,3 +160,15 @@ def test_a_reply_that_scores_low_on_its_own_is_no_reason_to_decline():
         said(lecture, 1, REPLY, 0.2),
     ]
     assert [quote.sentence for quote in lead(found, False)] == [REPLY]
+
+
+def test_a_reply_at_its_passages_end_is_quoted_without_the_call_before_it():
+    lecture = passage(FLOODS)
+    found = [
+        said(lecture, 0, "So the village was flooded every spring.", 0.3),
+        said(lecture, 1, "Why didn't the flood ruin the harvest that year?", 0.7, asks=True),
+        said(lecture, 2, "Yeah, the woman in the back.", 0.1),
+        said(lecture, 3, "Um.", 0.1),
+        said(lecture, 4, REPLY, 0.3),
+    ]
+    assert [quote.sentence for quote in lead(found, False)] == [REPLY]

@@ -12,7 +12,7 @@ from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.replies import answers
 from app.assistant.extractive.sentence_vectors import SentenceVectors
-from app.assistant.extractive.sentences import announces, continues, is_filler, is_question, root
+from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, is_question, root
 from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
@@ -315,13 +315,19 @@ def _own(quotes: list[Quote], passage: Passage) -> list[Quote]:
 
 def _window(quotes: list[Quote], anchor: Quote) -> list[Quote]:
     """The anchor and what follows it, LEAD_SENTENCES of its passage (what comes before it only at the
-    passage's end, and never a question: the lecturer's question is not the answer)."""
+    passage's end, and never a question, the lecturer's question is not the answer, nor what says nothing:
+    "Yeah, the guy in blue. Um." before a student's reply)."""
     own = _own(quotes, anchor.passage)
     at = own.index(anchor)
     start = at
-    while start > 0 and len(own) - start < LEAD_SENTENCES and not own[start - 1].asks:
+    while start > 0 and len(own) - start < LEAD_SENTENCES and not _silent(own[start - 1]):
         start -= 1
     return _trimmed(own[start : start + LEAD_SENTENCES])
+
+
+def _silent(quote: Quote) -> bool:
+    """True for a question, filler or the call on a student: nothing that answers."""
+    return quote.asks or is_filler(quote.sentence) or calls_on(quote.sentence)
 
 
 def _trimmed(run: list[Quote]) -> list[Quote]:
