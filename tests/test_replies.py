@@ -9,7 +9,7 @@ import pytest
 
 from app.assistant.extractive.quotes import Quote, lead, more
 from app.assistant.extractive.replies import MAX_BETWEEN, asked_by, questions_before
-from app.assistant.extractive.sentences import calls_on, is_question
+from app.assistant.extractive.sentences import acknowledges, calls_on, is_filler, is_question
 from app.search.models import Passage
 
 # A captioned lecture: the lecturer's question lost its "?", is asked again, a student is called on and
@@ -70,6 +70,20 @@ def test_handing_the_word_to_a_student_is_a_call(sentence, calls):
     assert calls_on(sentence) is calls
 
 
+@pytest.mark.parametrize(
+    ("sentence", "acknowledged"),
+    [
+        ("Perfect.", True),
+        ("Good, exactly.", True),
+        ("Yup.", False),  # a hesitation, not an acknowledgment
+        ("The correct answer is induction.", False),
+    ],
+)
+def test_acknowledging_an_answer_says_nothing_of_the_subject(sentence, acknowledged):
+    assert acknowledges(sentence) is acknowledged
+    assert is_filler(sentence) is (sentence != "The correct answer is induction.")
+
+
 @dataclass(frozen=True)
 class Line:
     """A scored sentence, as far as replies read it."""
@@ -106,6 +120,7 @@ def test_a_reply_answers_the_questions_just_before_it_past_a_call_and_hesitation
         [FIRST, SAYS],  # something was said in between
         [FIRST, ONE_WORD],  # the one word right after the question was its reply
         [FIRST] + [UM] * (MAX_BETWEEN + 1),  # too long a pause
+        [FIRST, CALL, Line("Perfect.")],  # the answer was given, off the captions: what follows moves on
     ],
 )
 def test_the_reply_ends_at_what_says_something_or_too_long_a_pause(lines):

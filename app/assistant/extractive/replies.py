@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from app.assistant.extractive.sentences import FILLER_STOPWORDS, announces, calls_on, is_filler
+from app.assistant.extractive.sentences import FILLER_STOPWORDS, acknowledges, announces, calls_on, is_filler
 from app.search.names import content_words, tokens
 
 # A sentence shorter than this answers only when it shares the topic's words or replies to a question.
@@ -95,7 +95,9 @@ def questions_before(sentence_at: Callable[[int], S | None], position: int) -> l
     """The questions the sentence at `position` of a passage replies to (`sentence_at` reads the passage):
     the run of questions just before it, past at most MAX_BETWEEN sentences that say nothing."""
     at = position - 1
-    while position - 1 - at < MAX_BETWEEN and _says_nothing(sentence_at(at), sentence_at(at - 1)):
+    while position - 1 - at < MAX_BETWEEN and _says_nothing(said := sentence_at(at), sentence_at(at - 1)):
+        if said is not None and acknowledges(said.sentence):
+            return []  # the answer was given ("Perfect."): what follows moves on
         at -= 1
     asked: list[S] = []
     before = sentence_at(at)

@@ -56,7 +56,13 @@ SPOKEN = frozenset(
         "example", "question", "idea", "something", "anything", "everything", "everyone", "somebody", "why",
     }
 )  # fmt: skip
-FILLER_STOPWORDS = STOPWORDS | SPOKEN
+# The lecturer acknowledging a student's answer ("Perfect.", "Exactly."), which the captions often missed,
+# or hesitating ("Yup.", "Hmm.").
+ACKNOWLEDGING = frozenset(
+    {"perfect", "exactly", "excellent", "correct", "precisely", "absolutely", "good", "great"}
+)
+HESITATING = frozenset({"yup", "yep", "hmm", "mhm"})
+FILLER_STOPWORDS = STOPWORDS | SPOKEN | ACKNOWLEDGING | HESITATING
 # A sentence with fewer content words than this says nothing on its own.
 MIN_CONTENT = 2
 # A sentence opening with one of these refers to the sentence before it.
@@ -94,6 +100,12 @@ def is_question(sentence: str) -> bool:
     ):
         return False
     return not CLEFT_RE.search(sentence, opening.end())
+
+
+def acknowledges(sentence: str) -> bool:
+    """True when the sentence only acknowledges an answer given ("Perfect.", "Good, exactly.")."""
+    words = {word.lower() for word in tokens(sentence)}
+    return bool(words & ACKNOWLEDGING) and not content_words(sentence, FILLER_STOPWORDS)
 
 
 def calls_on(sentence: str) -> bool:
