@@ -6,6 +6,7 @@ Yeah, the guy in blue. Um, everyone agrees …")."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Protocol, TypeVar
 
 from app.assistant.extractive.sentences import FILLER_STOPWORDS, acknowledges, announces, calls_on, is_filler
@@ -23,6 +24,7 @@ ANNOUNCE_PENALTY = 0.05
 # reply, and the questions in a row that one reply answers.
 MAX_BETWEEN = 3
 MAX_ASKED = 3
+SILENCE_CACHE_SIZE = 8192
 
 
 class Said(Protocol):
@@ -96,7 +98,7 @@ def questions_before(sentence_at: Callable[[int], S | None], position: int) -> l
     the run of questions just before it, past at most MAX_BETWEEN sentences that say nothing."""
     at = position - 1
     while position - 1 - at < MAX_BETWEEN and _says_nothing(said := sentence_at(at), sentence_at(at - 1)):
-        if said is not None and acknowledges(said.sentence):
+        if said is not None and _silence(said.sentence)[2]:
             return []  # the answer was given ("Perfect."): what follows moves on
         at -= 1
     asked: list[S] = []
@@ -123,6 +125,13 @@ def _says_nothing(said: Said | None, before: Said | None) -> bool:
     externality.")."""
     if said is None or said.asks:
         return False
-    if calls_on(said.sentence) or not content_words(said.sentence, FILLER_STOPWORDS):
-        return True
-    return is_filler(said.sentence) and not (before is not None and before.asks)
+    nothing, filler, _ = _silence(said.sentence)
+    return nothing or (filler and not (before is not None and before.asks))
+
+
+@lru_cache(maxsize=SILENCE_CACHE_SIZE)
+def _silence(sentence: str) -> tuple[bool, bool, bool]:
+    """Whether the sentence says nothing at all (a call on a student, no word of content), is filler, and
+    acknowledges an answer; kept, as every answer reads its sentences' neighbours again."""
+    nothing = calls_on(sentence) or not content_words(sentence, FILLER_STOPWORDS)
+    return nothing, is_filler(sentence), acknowledges(sentence)
