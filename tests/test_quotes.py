@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.extractive import quotes
+from app.assistant.extractive import quotes, replies
 from app.assistant.extractive.definitions import subject
 from app.assistant.extractive.intent import defined_term
 from app.assistant.extractive.quotes import Quote, SentenceScorer, lead, more
@@ -208,7 +208,7 @@ def test_a_further_quote_says_something_rather_than_announcing_it(monkeypatch):
     led = lead(found, False)
     assert [quote.sentence for quote in more(found, led)] == [found[4].sentence]
     # Costing an announcement less, it takes the place of the sentence that says it.
-    monkeypatch.setattr(quotes, "ANNOUNCE_PENALTY", 0.03)
+    monkeypatch.setattr(replies, "ANNOUNCE_PENALTY", 0.03)
     assert [quote.sentence for quote in more(found, led)] == [found[3].sentence]
 
 

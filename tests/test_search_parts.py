@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.search.models import Passage
-from app.search.parts import keep_parts, part_scope
+from app.search.parts import course_scope, keep_parts
 from tests.helpers import Library, course_text
 
 BREAD = (
@@ -139,7 +139,7 @@ def test_a_part_the_named_course_never_speaks_of_is_searched_everywhere(library)
     cheese = next(record for record in snapshot.records if record.title == "Home Cheesemaking")
 
     def scope(part: str) -> tuple[set[str], str | None]:
-        entries, course = part_scope(index.searcher, part, snapshot, snapshot.entries, None, cheese)
+        entries, course = course_scope(index.searcher, part, snapshot, snapshot.entries, None, cheese)
         return {entry.record.title for entry in entries}, course
 
     assert scope("what the culture makes") == ({"Home Cheesemaking"}, cheese.id)

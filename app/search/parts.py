@@ -4,13 +4,19 @@ A comparison searched whole ("re-ranking in RAG versus re-ranking after product 
 lecture and the brain lecture") is ranked by whichever part dominates its words, so the other part's
 passages can fall out of the top k. Each half (`split_comparison`) is also searched on its own, within the
 course it names when the search names none ("the RAG course"), or else within the one course the whole
-question names, as its asker means it, and its first passage follows the whole question's first. The
+question names, as its asker means it, and within the lesson it names by a word of its title ("the brain
+lecture", "in Cournot": the answerer's rule, `app.search.titled`); its first passage follows the whole
+question's first. The
 first place stays the whole question's, so a question the splitter cuts wrongly ("... and with what
 architecture?") keeps its best passage first. Measured on both libraries (README):
 the passages of both lessons of a two-lesson question come sooner; no single-passage question moved.
+A question comparing nothing that names a lesson by its title is searched within that lesson.
 """
 
 from __future__ import annotations
+
+import re
+from typing import NamedTuple
 
 from app.search.catalog import CatalogEntry, CatalogSnapshot
 from app.search.models import CourseRecord, Passage
@@ -18,12 +24,58 @@ from app.search.names import content_words
 from app.search.resolver import mentioned_course
 from app.search.searcher import Searcher
 from app.search.split import COURSE_RE, split_comparison
+from app.search.titled import lesson_by_title_word, named_lesson, without_title
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2
+# A part saying "course" or "class" names a course by its other words, as the answerer's naming phrases do.
+COURSE_WORD_RE = re.compile(r"\b(?:course|class)\b", re.IGNORECASE)
+
+
+class PartScope(NamedTuple):
+    """Where one part is searched, and for what: the courses, the one course and lesson it names if any, and
+    its words without those naming a lesson."""
+
+    entries: list[CatalogEntry]
+    course: str | None
+    lesson: int | None
+    query: str
 
 
 def part_scope(
+    searcher: Searcher,
+    part: str,
+    other: str,
+    library: CatalogSnapshot,
+    scope: list[CatalogEntry],
+    course: str | None,
+    lesson: int | None = None,
+    whole: CourseRecord | None = None,
+) -> PartScope:
+    """Where to search one part of a comparison (`other` is the other part): within the lesson it names by
+    a word of its title ("the brain lecture", `lesson_by_title_word`; "in Cournot", `named_lesson`), for
+    its words without those naming it; else as `course_scope` says, within the search's lesson."""
+    entries, course = course_scope(searcher, part, library, scope, course, whole)
+    if lesson is not None:
+        return PartScope(entries, course, lesson, part)
+    titled = lesson_by_title_word(part, [entry.record for entry in entries])
+    if titled is not None:
+        return PartScope(_of(entries, titled.course), titled.course.id, titled.lesson, titled.rest)
+    # A part naming a course ("in the RAG course", "a RAG answer") spends its title word on the course.
+    names_course = COURSE_WORD_RE.search(part) or mentioned_course(part, library.records)
+    named = None if names_course else named_lesson(part, other, library.records)
+    if named is None or not _of(entries, named[0]):
+        return PartScope(entries, course, None, part)
+    title = next(item.title for item in named[0].lessons if item.number == named[1])
+    return PartScope(_of(entries, named[0]), named[0].id, named[1], without_title(part, title))
+
+
+def _of(entries: list[CatalogEntry], record: CourseRecord) -> list[CatalogEntry]:
+    """The entries of one course."""
+    return [entry for entry in entries if entry.record.id == record.id]
+
+
+def course_scope(
     searcher: Searcher,
     part: str,
     library: CatalogSnapshot,
@@ -31,7 +83,7 @@ def part_scope(
     course: str | None,
     whole: CourseRecord | None = None,
 ) -> tuple[list[CatalogEntry], str | None]:
-    """The scope to search one part in when the search names no course: the course the part names, else
+    """The courses to search one part in when the search names no course: the course the part names, else
     the one course the whole question names ("what MCP servers expose vs what clients expose": clients of
     MCP) when that course says every word of the part that any course says; else every course."""
     if course is not None:
@@ -85,17 +137,30 @@ def search_with_parts(
     lesson: int | None,
     k: int,
 ) -> list[Passage]:
-    """The k best passages for the query, keeping each compared part's first passage among them."""
+    """The k best passages for the query, keeping each compared part's first passage among them; a query
+    comparing nothing that names a lesson by a word of its title ("the Skinner lecture") is searched within
+    that lesson."""
+    halves = split_comparison(query)
+    records = [entry.record for entry in scope]
+    titled = lesson_by_title_word(query, records) if lesson is None and halves is None else None
+    if titled is not None:
+        # Its naming words stay in the query: they say what the whole question is about too (dropped, one
+        # lecture-set passage ranked 7th in its lesson instead of 5th).
+        own = _of(scope, titled.course)
+        return searcher.search(query, library, own, titled.course.id, titled.lesson, k)
     whole = searcher.search(query, library, scope, course, lesson, k)
-    halves = split_comparison(query) if k >= MIN_K else None
-    if halves is None:
+    if halves is None or k < MIN_K:
         return whole
     firsts = []
     named = mentioned_course(query, library.records) if course is None else None
-    for half in halves:
+    for half, other in (halves, halves[::-1]):
         if not content_words(half):  # "..., and where is it?": a part with no words of its own finds noise
             continue
-        half_scope, half_course = part_scope(searcher, half, library, scope, course, named and named[0])
-        found = searcher.search(half, library, half_scope, half_course, lesson, 1) if half_scope else []
+        where = part_scope(searcher, half, other, library, scope, course, lesson, named and named[0])
+        found = (
+            searcher.search(where.query, library, where.entries, where.course, where.lesson, 1)
+            if where.entries
+            else []
+        )
         firsts += [scored_for(searcher, query, scope, whole, first) for first in found[:1]]
     return keep_parts(whole, firsts, k)

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
-from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_by_title_word, lesson_number
+from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
 from app.assistant.extractive.pointing import points_back
 from app.errors import CourseNotFound
 from app.search.models import CourseRecord
 from app.search.names import STOPWORDS, content_words, stem, tokens, word_stems
+from app.search.titled import lesson_by_title_word
 
 if TYPE_CHECKING:
     from app.search.index import CourseIndex
@@ -193,8 +194,7 @@ def _plan(question: str, index: CourseIndex) -> Plan:
         courses = [course] if course is not None else index.courses()
         titled = lesson_by_title_word(topic, courses)
         if titled is not None:
-            course, lesson, named_by = titled
-            topic = " ".join(topic.replace(named_by, " ").split())
+            course, lesson, topic = titled.course, titled.lesson, titled.rest
     # Typos are searched as the library spells them, and the answer says so.
     corrected = index.corrected(topic)
     notes = [ref.note] if ref.note else []

@@ -111,30 +111,3 @@ def _looks_like_name(phrase: str) -> bool:
     """True when every meaningful word is capitalised or an acronym ("Kubernetes", "Machine Learning")."""
     words = [token for token in tokens(phrase) if token.lower() not in STOPWORDS]
     return bool(words) and all(word[0].isupper() or word[0].isdigit() for word in words)
-
-
-# "the Skinner lecture", "the lecture on Skinner": one word naming a lesson by its title.
-TITLE_WORD_RE = re.compile(
-    r"\b(?:the\s+)?([A-Za-z][\w'-]+)\s+(?:lecture|lesson)\b|\b(?:the\s+)?(?:lecture|lesson)\s+(?:on|about)\s+([A-Za-z][\w'-]+)",
-    re.IGNORECASE,
-)
-
-
-def lesson_by_title_word(question: str, courses: list[CourseRecord]) -> tuple[CourseRecord, int, str] | None:
-    """The course and lesson a question names by one word of its title next to "lecture" or "lesson" ("from
-    the Skinner lecture"), with the words that named it; None when the word is in no lesson title, in
-    several, or in a course title ("the MIT lesson" names a course, not a lesson)."""
-    in_course_titles = {word for course in courses for word in content_words(course.title)}
-    for match in TITLE_WORD_RE.finditer(question):
-        word = content_words(match.group(1) or match.group(2))
-        if len(word) != 1 or word[0] in in_course_titles:
-            continue
-        places = [
-            (course, lesson.number)
-            for course in courses
-            for lesson in course.lessons
-            if word[0] in content_words(lesson.title)
-        ]
-        if len(places) == 1:
-            return places[0][0], places[0][1], match.group(0)
-    return None

@@ -10,14 +10,14 @@ import numpy as np
 from app.assistant.extractive.answer_types import asked_type, bonus
 from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
+from app.assistant.extractive.replies import answers
 from app.assistant.extractive.sentence_vectors import SentenceVectors
-from app.assistant.extractive.sentences import announces, continues, is_filler, is_question, root
+from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, is_question, root
 from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import content_words, tokens
 
-MIN_WORDS = 4
 # The lead: a few consecutive sentences of the best passage, so the answer reads as an explanation rather
 # than a keyword hit. Then up to MAX_MORE further sentences from the other relevant passages.
 LEAD_SENTENCES = 3
@@ -52,13 +52,6 @@ MIN_SHARED = 0.5
 # The lead is the best answering sentence with its neighbours. It is chosen by its own score and, a little,
 # by its neighbours' (CONTEXT_WEIGHT), so one stray sentence does not beat a passage that explains.
 CONTEXT_WEIGHT = 0.3
-# A sentence right after a question the lecturer asks answers it: it scores at least the question's score
-# less INHERIT_GAP ("So what did he do?" then "He burned his ships.").
-INHERIT_GAP = 0.02
-# Announcing what comes next ("let's start with uncertainty") is not saying it: it must not take a further
-# quote's place from a sentence that says it. Fit on the lectures (0.04-0.06 gain alike, 0.08 loses a
-# comparison), the sample's answers unchanged.
-ANNOUNCE_PENALTY = 0.05
 # Sentences embedded per answer: those sharing a word with the topic, their neighbours and the best
 # passage's, best passages first. Embedding is most of an answer's time.
 MAX_EMBEDDED = 20
@@ -156,18 +149,20 @@ def lead(
     if overview:
         first = min(quotes, key=lambda quote: quote.order)
         return [quote for quote in quotes if quote.passage is first.passage][:LEAD_SENTENCES]
-    answers = _answers(quotes)
-    if not answers:
+    answering = answers(quotes)
+    if not answering:
         return []
-    ranked = [(_rank(quote, _window(quotes, quote), score), quote) for quote, score in answers]
-    best = max(ranked, key=lambda pair: pair[0])[1]
+    ranked = [(_rank(quote, _window(quotes, quote), score), quote, score) for quote, score, _ in answering]
+    _, best, answered = max(ranked, key=lambda item: item[0])
     window = _window(quotes, best)
-    if max(quote.score for quote in window) < floor:
+    if max(answered, *(quote.score for quote in window)) < floor:  # a reply scores as its question
         return []
-    if term is not None or any(quote.defining for quote, _ in answers):
+    if term is not None or any(quote.defining for quote, _, _ in answering):
         # Run against run, as a definition reads: the sentence and what follows it.
-        marks = _definitions([quote for quote, _ in answers], term)
-        runs = [_following(quotes, quote) for (quote, _), mark in zip(answers, marks, strict=True) if mark]
+        marks = _definitions([quote for quote, _, _ in answering], term)
+        runs = [
+            _following(quotes, quote) for (quote, _, _), mark in zip(answering, marks, strict=True) if mark
+        ]
         # A run of one sentence (its passage ends there) would be judged by that sentence alone.
         runs = [run for run in runs if len(run) >= min(MIN_RUN, len(_own(quotes, run[0].passage)))]
         definition = max(runs, key=_weighed, default=None)
@@ -192,9 +187,9 @@ def more(quotes: list[Quote], lead: list[Quote], term: list[str] | None = None) 
     best_passage = max(quote.passage.score for quote in quotes)
     rest = [
         (quote, score)
-        for quote, score in _answers(quotes)
+        for quote, score, similarity in answers(quotes)
         if quote not in lead
-        and quote.similarity >= MIN_SCORE
+        and similarity >= MIN_SCORE
         and score >= top - MAX_GAP
         and (
             quote.lesson == lead[0].lesson
@@ -307,30 +302,10 @@ def _saying(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
     return lead
 
 
-def _answers(quotes: list[Quote]) -> list[tuple[Quote, float]]:
-    """The sentences that may answer, each with its score as an answer.
-
-    Not a question, not filler, read for meaning, and of some length unless it shares the topic's words or
-    follows a question (which it then answers, and scores as). Announcing what comes next costs a little.
-    """
-    by_place = {(id(quote.passage), quote.position): quote for quote in quotes}
-    answers = []
-    for quote in quotes:
-        if not quote.embedded or quote.asks or quote.filler:
-            continue
-        before = by_place.get((id(quote.passage), quote.position - 1))
-        asked = before is not None and before.asks and before.embedded
-        if len(tokens(quote.sentence)) < MIN_WORDS and not (asked or quote.shared):
-            continue
-        score = quote.score - (ANNOUNCE_PENALTY if announces(quote.sentence) else 0.0)
-        answers.append((quote, max(score, before.score - INHERIT_GAP) if asked and before else score))
-    return answers
-
-
 def _rank(anchor: Quote, window: list[Quote], score: float) -> float:
     """How good a lead the anchor and its window make: mostly the anchor's score, a little its context's."""
     read = [quote.score for quote in window if quote.embedded]
-    return (1 - CONTEXT_WEIGHT) * score + CONTEXT_WEIGHT * sum(read) / len(read)
+    return (1 - CONTEXT_WEIGHT) * score + CONTEXT_WEIGHT * (sum(read) / len(read) if read else score)
 
 
 def _own(quotes: list[Quote], passage: Passage) -> list[Quote]:
@@ -340,13 +315,19 @@ def _own(quotes: list[Quote], passage: Passage) -> list[Quote]:
 
 def _window(quotes: list[Quote], anchor: Quote) -> list[Quote]:
     """The anchor and what follows it, LEAD_SENTENCES of its passage (what comes before it only at the
-    passage's end, and never a question: the lecturer's question is not the answer)."""
+    passage's end, and never a question, the lecturer's question is not the answer, nor what says nothing:
+    "Yeah, the guy in blue. Um." before a student's reply)."""
     own = _own(quotes, anchor.passage)
     at = own.index(anchor)
     start = at
-    while start > 0 and len(own) - start < LEAD_SENTENCES and not own[start - 1].asks:
+    while start > 0 and len(own) - start < LEAD_SENTENCES and not _silent(own[start - 1]):
         start -= 1
     return _trimmed(own[start : start + LEAD_SENTENCES])
+
+
+def _silent(quote: Quote) -> bool:
+    """True for a question, filler or the call on a student: nothing that answers."""
+    return quote.asks or is_filler(quote.sentence) or calls_on(quote.sentence)
 
 
 def _trimmed(run: list[Quote]) -> list[Quote]:

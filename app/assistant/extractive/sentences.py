@@ -18,6 +18,30 @@ TAG_RE = re.compile(
     re.IGNORECASE,
 )
 QUESTION_END_RE = re.compile(r"\?[\"'”’)\s]*$")
+# Captions often lose a question's "?": a sentence that opens as a question does, with a question word, an
+# auxiliary and its subject ("Why doesn't the bank go under.", "How do we check that."), asks all the same.
+# A question word without an auxiliary after it opens a statement ("What we do is …", "When I was young …").
+ASKING_RE = re.compile(
+    r"^(?:(?:so|and|but|now|okay|ok|well|um|uh|then|all right|alright),?\s+)*"
+    r"(?:why|how|what|who|which|when|where)\s+"
+    r"(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have|had)(?:n't|\s+not)?\s+"
+    r"(?:you|we|i|he|she|it|they|this|that|these|those|there|the|a|an|our|your|his|her|their|its)\b",
+    re.IGNORECASE,
+)
+# A longer one has likely run on into what follows it (captions merge sentences) and may hold the answer.
+MAX_ASKING_WORDS = 20
+# Not questions though they open as one: a suggestion ("Why don't we start with …") and a cleft sentence
+# whose question word opens its subject ("What do you do is you measure …").
+SUGGESTION_RE = re.compile(r"\bwhy\s+(?:don't|not)\s+(?:we|i|you)\b", re.IGNORECASE)
+CLEFT_RE = re.compile(r"\b(?:is|was)\s+(?:you|we|i|they|he|she|that)\b", re.IGNORECASE)
+# The lecturer handing the word to a student ("Yeah, the guy in blue.", "Yes, you at the back."): a short
+# sentence that points at someone says nothing of the subject; the student's reply follows it.
+CALL_RE = re.compile(
+    r"\b(?:(?:the|this|that)\s+(?:guy|gentleman|lady|woman|man|fellow|student|person)|you)"
+    r"\s+(?:in|at|on|with|over|up|down|there|here)\b",
+    re.IGNORECASE,
+)
+MAX_CALL_WORDS = 8
 # Words of speech that carry no content: a sentence made of these and stopwords alone is filler.
 SPOKEN = frozenset(
     {
@@ -32,7 +56,13 @@ SPOKEN = frozenset(
         "example", "question", "idea", "something", "anything", "everything", "everyone", "somebody", "why",
     }
 )  # fmt: skip
-FILLER_STOPWORDS = STOPWORDS | SPOKEN
+# The lecturer acknowledging a student's answer ("Perfect.", "Exactly."), which the captions often missed,
+# or hesitating ("Yup.", "Hmm.").
+ACKNOWLEDGING = frozenset(
+    {"perfect", "exactly", "excellent", "correct", "precisely", "absolutely", "good", "great"}
+)
+HESITATING = frozenset({"yup", "yep", "hmm", "mhm"})
+FILLER_STOPWORDS = STOPWORDS | SPOKEN | ACKNOWLEDGING | HESITATING
 # A sentence with fewer content words than this says nothing on its own.
 MIN_CONTENT = 2
 # A sentence opening with one of these refers to the sentence before it.
@@ -58,8 +88,29 @@ def root(word: str) -> str:
 
 
 def is_question(sentence: str) -> bool:
-    """True when the sentence asks rather than says: it ends in "?" but not in a tag ("…, right?")."""
-    return bool(QUESTION_END_RE.search(sentence)) and not TAG_RE.search(sentence)
+    """True when the sentence asks rather than says: it ends in "?" but not in a tag ("…, right?"), or
+    without its "?" it opens as a question does ("Why doesn't the bank go under.")."""
+    if QUESTION_END_RE.search(sentence):
+        return not TAG_RE.search(sentence)
+    opening = ASKING_RE.match(sentence)
+    if (
+        opening is None
+        or len(tokens(sentence)) > MAX_ASKING_WORDS
+        or SUGGESTION_RE.search(sentence, 0, opening.end())
+    ):
+        return False
+    return not CLEFT_RE.search(sentence, opening.end())
+
+
+def acknowledges(sentence: str) -> bool:
+    """True when the sentence only acknowledges an answer given ("Perfect.", "Good, exactly.")."""
+    words = {word.lower() for word in tokens(sentence)}
+    return bool(words & ACKNOWLEDGING) and not content_words(sentence, FILLER_STOPWORDS)
+
+
+def calls_on(sentence: str) -> bool:
+    """True when the sentence is the lecturer handing the word to a student ("Yeah, the guy in blue.")."""
+    return len(tokens(sentence)) <= MAX_CALL_WORDS and bool(CALL_RE.search(sentence))
 
 
 def is_filler(sentence: str) -> bool:
