@@ -21,10 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from app.search.apart import split
 from app.search.catalog import CatalogSnapshot
 from app.search.ids import ChunkKey
 from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
 from app.search.names import terms as written_words
+from app.search.shortened import completions
 from app.search.spelling import Speller
 
 # Okapi BM25's usual constants: term-frequency saturation and length normalisation.
@@ -107,6 +109,7 @@ class LibraryView:
         self.frequencies = frequencies
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._speller: Speller | None = None
+        self._terms: list[str] | None = None
 
     @property
     def speller(self) -> Speller:
@@ -117,6 +120,13 @@ class LibraryView:
                 words.update(terms.words)
             self._speller = Speller(words)
         return self._speller
+
+    @property
+    def terms(self) -> list[str]:
+        """Every term the library holds, sorted (built on first use, once per view)."""
+        if self._terms is None:
+            self._terms = sorted(set().union(*(terms.postings.keys() for _, _, terms in self.courses)))
+        return self._terms
 
     @property
     def size(self) -> int:
@@ -142,10 +152,11 @@ class LibraryView:
             )
         return self._postings[term]
 
-    def query_terms(self, text: str) -> set[str]:
+    def query_terms(self, text: str, vocabulary: frozenset[str] = frozenset()) -> set[str]:
         """A query's terms. A compound the library says as one word is that word alone ("re-ranking" is
         "rerank", as "reranking" is, not "re" and "rank"); adjacent words that the library writes as one
-        word add it ("cross encoder": "crossencod")."""
+        word add it ("cross encoder": "crossencod"), and a word it lacks that it writes as two adds them
+        ("minibatch": "mini", "batch") unless the word is one of the `vocabulary` of English words."""
         found: set[str] = set()
         for chain in CHAIN_RE.findall(text):
             joined = compound(chain)
@@ -153,7 +164,31 @@ class LibraryView:
                 found.add(stem(joined))
             else:
                 found.update(lexical_terms(chain))
-        return found | self.joined(text)
+        return found | self.joined(text) | self.apart(text, vocabulary)
+
+    def apart(self, text: str, vocabulary: frozenset[str]) -> set[str]:
+        """The halves of each word of the text that the library lacks but says as two words ("minibatch").
+
+        Not of an English word (`vocabulary`): "invented" is no "inven" + "ted", "outline" no "out" + "line";
+        and only halves that some chunk says both of ("sub" and "field" said apart are no "subfield"). A
+        word it lacks that begins a few of its words stands for them ("backprop": "backpropagation").
+        """
+
+        def said(term: str) -> bool:
+            return self.frequencies[term] > 0
+
+        def together(first: str, second: str) -> bool:
+            return len(np.intersect1d(self.postings(first)[0], self.postings(second)[0])) > 0
+
+        found: set[str] = set()
+        for word in tokens(text):
+            if word.lower() in vocabulary or said(stem(word)):
+                continue
+            if (halves := split(word, said, together)) is not None:
+                found.update(stem(half) for half in halves)
+            # A shortening ("backprop") finds the words it begins ("backpropagation").
+            found.update(completions(stem(word), self.terms))
+        return found
 
     def joined(self, text: str) -> set[str]:
         """Adjacent words of the text that the library writes as one word ("cross encoder": "crossencod")."""
@@ -226,15 +261,22 @@ class LexicalIndex:
         self._view = LibraryView([], self._frequencies)
 
     def ranked(
-        self, query: str, library: CatalogSnapshot, scope: Iterable[str], lesson: int | None, limit: int
+        self,
+        query: str,
+        library: CatalogSnapshot,
+        scope: Iterable[str],
+        lesson: int | None,
+        limit: int,
+        vocabulary: frozenset[str] = frozenset(),
     ) -> list[LexicalHit]:
-        """Up to `limit` chunks of the `scope` courses sharing a word with the query, best first.
+        """Up to `limit` chunks of the `scope` courses sharing a word with the query, best first
+        (`vocabulary`: the English words, which are never taken for two words written as one).
 
         `library` is the catalog with every course's live version: the statistics are the whole library's,
         whatever the scope, so a score means the same in a course search as in a library search.
         """
         view = self._follow(library)
-        terms = view.query_terms(query)
+        terms = view.query_terms(query, vocabulary)
         if not terms:
             return []
         scores = view.scores(terms)

@@ -8,6 +8,7 @@ says), because the same term is written "rerank", "re-ranking" and "reranking" a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 # Words that say nothing about which course (or which topic) is meant.
@@ -108,6 +109,14 @@ def stem(word: str) -> str:
     return word
 
 
+def silent_e(term: str, said: Callable[[str], bool]) -> str | None:
+    """The stem of the base word a stem lost its silent e from, when only that is said ("grad" of "grading":
+    "grade"; "cach" of "caching": "cache"): `stem` strips "ing" but leaves the base word's e."""
+    if said(term) or not term.isalpha() or term.endswith("e") or not said(term + "e"):
+        return None
+    return term + "e"
+
+
 def is_acronym_token(token: str) -> bool:
     """True for a token written like an acronym: two or more letters, all capitals ("RAG", "HNSW")."""
     return len(token) >= 2 and token.isupper() and token.isalpha()
@@ -141,6 +150,32 @@ def acronym_matches(token: str, title: str) -> bool:
     """True when a token spells a title's initials from its first word on: the whole or a 2+ letter prefix."""
     token = token.lower()
     return len(token) >= 2 and token.isalpha() and any(word.startswith(token) for word in initials(title))
+
+
+def letters_of(acronym: str) -> str:
+    """The letters an acronym stands for, lower-cased: all of "VAE", the capitals of "ReLU" ("rlu"); none of
+    a name written in capitalised parts ("ImageNet", "AutoML"), which says its words, not their initials."""
+    capitals = sum(char.isupper() for char in acronym)
+    if not acronym.isalpha() or capitals < 2 or len(acronym) - capitals >= capitals:
+        return ""
+    return (acronym if acronym.isupper() else "".join(char for char in acronym if char.isupper())).lower()
+
+
+def spelled_out(acronym: str, text: str) -> str | None:
+    """The words of the text, side by side, that an acronym stands for ("VAE": "variational auto encoder",
+    "ReLU": "rectified linear unit"), or None; each of three letters or more and no stopword, so that "the"
+    or "um" don't complete one."""
+    wanted = letters_of(acronym)
+    words = tokens(text)
+    for start in range(len(words) - len(wanted) + 1 if wanted else 0):
+        run = words[start : start + len(wanted)]
+        lowered = [word.lower() for word in run]
+        if all(
+            len(word) >= 3 and word not in STOPWORDS and word[0] == letter
+            for word, letter in zip(lowered, wanted, strict=True)
+        ):
+            return " ".join(lowered)
+    return None
 
 
 def word_matches(word: str, title_word: str) -> bool:

@@ -170,7 +170,7 @@ class Searcher:
         if hybrid:
             scope_ids = [entry.record.id for entry in scope]
             depth = max(KEYWORD_DEPTH, offered)
-            ranked = self.lexical.ranked(query, library, scope_ids, lesson, depth)
+            ranked = self.lexical.ranked(query, library, scope_ids, lesson, depth, self.embedder.vocabulary())
             # The keyword index may be a course version behind for a moment (see LexicalIndex._follow).
             lexical = [found for found in ranked if library.versions.get(found.course_id) == found.version]
         return Candidates(vector, dense, lexical, offered)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from app.search.models import Passage
-from app.search.names import content_words
+from app.search.names import content_words, stem
 
 PERSON = "person"
 TIME = "time"
@@ -17,10 +17,21 @@ NUMBER = "number"
 # little higher without it, too little to lift an unrelated sentence over one on topic.
 BONUS = 0.05
 
+# Words that say what someone is: a question asking "which philosopher" asks for a person, and a sentence
+# saying one names a person even when captions spell the name lower-case ("a French economist called core
+# know").
+_ROLE_WORDS = (
+    r"economist|psychologist|scientist|researcher|philosopher|mathematician|physicist|physician|"
+    r"biologist|neuroscientist|inventor|professor|student|colleague|author|engineer"
+)
 # The question word opens the question, after a conjunction a follow-up may start with ("and who …?").
 _OPENING = r"^\s*(?:(?:and|so|but|ok|okay|then)\s*,?\s+)?"
 _ASKS = {
-    PERSON: re.compile(_OPENING + r"(?:who|whom|whose)\b|\bby whom\b|\bwhich (?:person|people)\b", re.I),
+    # "which philosopher ...?" asks for a person as "who ...?" does ("what researchers found" need not).
+    PERSON: re.compile(
+        _OPENING + r"(?:who|whom|whose)\b|\bby whom\b|\bwhich (?:person|people|" + _ROLE_WORDS + r")s?\b",
+        re.I,
+    ),
     TIME: re.compile(_OPENING + r"when\b|\b(?:what|which) (?:year|decade|century|date|time period)\b", re.I),
     NUMBER: re.compile(
         r"\bhow (?:many|much|common|often|frequent|likely|long|big|large|old|far)\b"
@@ -29,13 +40,7 @@ _ASKS = {
     ),
 }
 
-# Words that say what someone is: captions often spell a name lower-case ("a French economist called
-# core know"), and the role still tells that the sentence names a person.
-_ROLES = re.compile(
-    r"\b(?:economist|psychologist|scientist|researcher|philosopher|mathematician|physicist|physician|"
-    r"biologist|neuroscientist|inventor|professor|student|colleague|author|engineer)s?\b",
-    re.I,
-)
+_ROLES = re.compile(r"\b(?:" + _ROLE_WORDS + r")s?\b", re.I)
 # A capitalised word that is no name: the pronoun I and its contractions, titles of address aside.
 _NOT_NAMES = {"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "oh", "um", "uh", "yeah", "so", "and", "but"}
 # Capitalised only: "may" and "march" are verbs as often as months.
@@ -71,7 +76,7 @@ def holds(kind: str, sentence: str, known: set[str]) -> bool:
         return bool(_TIME.search(sentence))
     if kind == NUMBER:
         return bool(_NUMBER.search(sentence))
-    return bool(_ROLES.search(sentence) or _names(sentence, known))
+    return _new_role(sentence, known) or _names(sentence, known)
 
 
 def bonus(kind: str | None, topic: str, passage: Passage, sentence: str) -> float:
@@ -81,6 +86,12 @@ def bonus(kind: str | None, topic: str, passage: Passage, sentence: str) -> floa
     # The question's and the titles' words name what is asked about ("Skinner" in the Skinner lecture).
     known = set(content_words(f"{topic} {passage.course_title} {passage.lesson_title}"))
     return BONUS if holds(kind, sentence, known) else 0.0
+
+
+def _new_role(sentence: str, known: set[str]) -> bool:
+    """True when the sentence says what someone is, in a word the question did not ask with: "the
+    philosopher" answers "who ...?", not "which philosopher ...?" (any sentence on philosophers echoes it)."""
+    return any(stem(match.group()) not in known for match in _ROLES.finditer(sentence))
 
 
 def _names(sentence: str, known: set[str]) -> bool:

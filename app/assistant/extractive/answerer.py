@@ -43,10 +43,11 @@ from app.assistant.extractive.render import (
     reply,
 )
 from app.assistant.extractive.retrieve import course_outline, search, search_query, wider
+from app.assistant.extractive.spelled import in_full
 from app.assistant.tools import ToolBox, ToolResult
 from app.search.embedding.protocol import Embedder
 from app.search.models import CourseRecord, Passage
-from app.search.names import content_words
+from app.search.names import content_words, spelled_out
 
 # The passages of a lesson read together when a follow-up chooses between the lessons just quoted.
 AROUND = 5
@@ -84,6 +85,11 @@ class ExtractiveAnswerer:
     def _search(self, plan: Plan) -> Answer:
         """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
         result = self._retrieve(plan)
+        full = in_full(self.index, plan.topic, result.passages) if not result.is_error else {}
+        if full:
+            # An acronym the lessons say only in full is searched, and its sentences quoted, in full too.
+            plan = replace(plan, topic=f"{plan.topic} ({', '.join(full.values())})")
+            result = self._retrieve(plan)
         note = f"{SEARCH_NOTE}\n\n{plan.note}" if plan.note else SEARCH_NOTE
         if result.is_error:
             return reply(note, result.text, [], True)
@@ -178,6 +184,8 @@ class ExtractiveAnswerer:
             lambda terms: self.index.held(terms, course),
             self.index.courses(),
         )
+        # An acronym the search was given in full ("VAE (variational auto encoder)") is said.
+        missing = tuple(name for name in missing if spelled_out(name, plan.query) is None)
         return replace(measured, unmentioned=missing)
 
     def _compare(self, plan: Plan) -> Answer | None:

@@ -26,9 +26,18 @@ from functools import lru_cache
 import numpy as np
 
 from app.assistant.extractive.intent import QUESTION_WORDS
+from app.search.apart import said_apart
 from app.search.embedding.protocol import Embedder
 from app.search.models import Outline, Passage
-from app.search.names import CHAIN_RE, acronym_matches, compound_parts, stem, tokens, word_stems
+from app.search.names import (
+    CHAIN_RE,
+    acronym_matches,
+    compound_parts,
+    silent_e,
+    stem,
+    tokens,
+    word_stems,
+)
 
 # Below this confidence the answer declines. Fitted on the sample library: the middle of its error-free range
 # (with the int8 encoder its highest no-coverage question is at 0.143, its lowest content question at 0.161;
@@ -227,9 +236,14 @@ def coverage(words: list[str], weights: dict[str, float], held: set[str]) -> flo
 
 def said_by(passage: Passage, text: str) -> set[str]:
     """The passage's words, with each compound of the question `text` whose parts it says ("top-k" is said
-    by "the top k chunks": a compound is written apart as often as joined)."""
+    by "the top k chunks", "minibatch" by "mini batch": a compound is written apart as often as joined)."""
     held = passage_words(passage)
-    return held | {joined for joined, parts in compound_parts(text).items() if parts <= held}
+    compounds = {joined for joined, parts in compound_parts(text).items() if parts <= held}
+    # A word the passage says as two ("mini batch" for "minibatch"): transcripts write compounds apart.
+    apart = {stem(word) for word in tokens(text) if stem(word) not in held and said_apart(word, passage.text)}
+    # "grading" is said by "grade": the crude stem ("grad") lost the base word's silent e.
+    based = {term for term in map(stem, tokens(text)) if silent_e(term, held.__contains__)}
+    return held | compounds | apart | based
 
 
 def signals(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
 from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
+from app.assistant.extractive.pointing import points_back
 from app.errors import CourseNotFound
 from app.search.models import CourseRecord
 from app.search.names import STOPWORDS, content_words, stem, tokens, word_stems
@@ -240,7 +241,8 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     asks_more = not content_words(plan.topic, QUESTION_WORDS | REQUEST_WORDS)
     if PRONOUN_RE.search(question) or asks_more or about_answer or _points_at_both(question):
         context = _context(own, _plan(previous.question, index).topic)
-        plan = replace(plan, context=context, about_answer=about_answer and not PRONOUN_RE.search(question))
+        pointing = PRONOUN_RE.search(question) or points_back(question, previous.answer)
+        plan = replace(plan, context=context, about_answer=about_answer and not pointing)
     cited = next((source for source in previous.sources if source.course_title), None)
     if cited is None or (_courses_cited(previous) > 1 and split_comparison(previous.question)):
         return plan  # a comparison answered from two courses: its follow-up spans both

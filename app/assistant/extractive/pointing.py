@@ -1,0 +1,23 @@
+"""A follow-up pointing back with a definite article: "the gates" after an answer about LSTMs means its gates.
+
+Such a question asks about a part of what was just answered, as "its gates" does, so its sentences are
+quoted for its own words ("gates made of"), not pulled back to the previous topic ("what an LSTM is").
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.search.names import stem, word_stems
+
+# "the" and the two words after it (an adjective may come between: "the forget gate").
+DEFINITE_RE = re.compile(r"\bthe\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", re.I)
+
+
+def points_back(question: str, answer: str) -> bool:
+    """True when the question says "the <word>" (or "the <adjective> <word>") of a word the previous answer
+    said."""
+    said = word_stems(answer)
+    return any(
+        stem(word) in said for match in DEFINITE_RE.finditer(question) for word in match.groups() if word
+    )
