@@ -49,6 +49,8 @@ def test_a_word_no_course_says_is_declined_though_the_first_passage_holds_the_ge
     answer = kitchen.answer(question, [])
 
     assert "install" in passages[0].text and measured.coverage >= MIN_CONFIDENCE
+    nearest = kitchen.index.nearest(plan.query)
+    assert nearest is not None and nearest.lesson_number == 2  # grilling, found by meaning alone
     assert measured.nearest is not None and measured.nearest < MIN_CONFIDENCE
     assert NO_MATCH in answer.markdown and not answer.sources
 
