@@ -28,6 +28,7 @@ from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem
 from app.search.names import terms as written_words
 from app.search.shortened import completions
 from app.search.spelling import Speller
+from app.search.variants import variants
 
 # Okapi BM25's usual constants: term-frequency saturation and length normalisation.
 K1 = 1.2
@@ -156,7 +157,8 @@ class LibraryView:
         """A query's terms. A compound the library says as one word is that word alone ("re-ranking" is
         "rerank", as "reranking" is, not "re" and "rank"); adjacent words that the library writes as one
         word add it ("cross encoder": "crossencod"), and a word it lacks that it writes as two adds them
-        ("minibatch": "mini", "batch") unless the word is one of the `vocabulary` of English words."""
+        ("minibatch": "mini", "batch") unless the word is one of the `vocabulary` of English words; and the
+        other forms of its words that the library writes (`variants`: "5" also "five")."""
         found: set[str] = set()
         for chain in CHAIN_RE.findall(text):
             joined = compound(chain)
@@ -164,7 +166,9 @@ class LibraryView:
                 found.add(stem(joined))
             else:
                 found.update(lexical_terms(chain))
-        return found | self.joined(text) | self.apart(text, vocabulary)
+        found |= self.joined(text) | self.apart(text, vocabulary)
+        # A number or an inflection the transcripts write another way ("5": "five", "grading": "grade").
+        return found | variants(found, lambda term: self.frequencies[term] > 0)
 
     def apart(self, text: str, vocabulary: frozenset[str]) -> set[str]:
         """The halves of each word of the text that the library lacks but says as two words ("minibatch").

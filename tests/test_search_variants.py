@@ -1,0 +1,37 @@
+"""Keyword search finds a question's word written the transcripts' other way: a number, a silent e."""
+
+from __future__ import annotations
+
+from app.search.catalog import CatalogSnapshot
+from app.search.lexical import CourseTerms, LexicalIndex
+from app.search.variants import variants
+
+CAKES = CatalogSnapshot([], stamp=1, versions={"cakes": "v1"})
+
+
+def ranked(chunks: list[str], query: str) -> list[int]:
+    """The chunk indexes BM25 ranks for the query over the made-up chunks, best first."""
+    rows = [
+        (text, {"lesson_number": 1, "chunk_index": n, "course_title": "", "lesson_title": ""})
+        for n, text in enumerate(chunks)
+    ]
+    lexical = LexicalIndex(lambda *_: CourseTerms.build([]), lambda _: {"cakes": CourseTerms.build(rows)})
+    return [hit.key[1] for hit in lexical.ranked(query, CAKES, ["cakes"], None, 10)]
+
+
+def test_a_number_in_digits_finds_it_said_in_words_and_back():
+    chunks = ["the sponge has seven thin layers of cream", "the tart has many layers of pastry", "4 eggs"]
+    assert ranked(chunks, "what are the 7 layers") == [0, 1]
+    assert ranked(chunks, "why four eggs") == [2]
+
+
+def test_a_stem_that_lost_its_silent_e_finds_the_base_word():
+    chunks = ["the oven runs hot", "we glaze the top and grade each cake by its crumb"]
+    assert ranked(chunks, "grading") == [1]
+
+
+def test_variants_are_only_forms_the_library_says():
+    said = {"five", "grade", "grad"}.__contains__
+    # "grad" is said itself, so it needs no e; "12" has a word the library never says.
+    assert variants(["5", "grad", "12", "bake"], said) == {"five"}
+    assert variants(["one", "0"], lambda term: True) == set()
