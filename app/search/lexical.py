@@ -167,7 +167,7 @@ class LibraryView:
             else:
                 found.update(lexical_terms(chain))
         found |= self.joined(text) | self.apart(text, vocabulary)
-        # A number or an inflection the transcripts write another way ("5": "five", "grading": "grade").
+        # A number the transcripts write the other way ("5": "five").
         return found | variants(found, lambda term: self.frequencies[term] > 0)
 
     def apart(self, text: str, vocabulary: frozenset[str]) -> set[str]:

@@ -1,11 +1,9 @@
 """Other spellings a transcript uses for a question's word: a number in digits or in words ("5 subfields":
-"five"), the base word a stem lost its silent e from ("grading": "grade")."""
+"five")."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-
-from app.search.names import silent_e
 
 # Numbers a speaker says and a captioner writes either way. "one" is left out: mostly a pronoun ("the one
 # that"), and "zero" too ("lesson 0" names a lesson, not the number said in it).
@@ -18,11 +16,10 @@ _OTHER_FORM.update({digits: word for word, digits in _OTHER_FORM.items()})
 
 
 def variants(terms: Iterable[str], said: Callable[[str], bool]) -> set[str]:
-    """The other forms of the stemmed query terms that the library says: a number's digits or its word,
-    and for a term it never says, the base word with its silent e."""
-    found: set[str] = set()
-    for term in terms:
-        other = _OTHER_FORM.get(term) or silent_e(term, said)
-        if other is not None and said(other):
-            found.add(other)
-    return found
+    """The other form of each number among the stemmed query terms (its digits or its word) that the
+    library says.
+
+    Not the base word a stem lost its silent e from ("retrieving": "retrieve"): measured, it let a rare
+    spelling of a course's everyday word ("retrieve" beside "retrieval") outweigh the question's topic.
+    """
+    return {other for term in terms if (other := _OTHER_FORM.get(term)) is not None and said(other)}
