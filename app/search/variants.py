@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterable
 # Numbers a speaker says and a captioner writes either way. "one" is left out: mostly a pronoun ("the one
 # that"), and "zero" too ("lesson 0" names a lesson, not the number said in it).
 NUMBER_WORDS = (
-    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty"
-).split()
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+)  # fmt: skip
 _OTHER_FORM = {word: str(number) for number, word in enumerate(NUMBER_WORDS, 2)}
 _OTHER_FORM.update({digits: word for word, digits in _OTHER_FORM.items()})
 
