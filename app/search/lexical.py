@@ -23,6 +23,7 @@ import numpy as np
 
 from app.search.apart import split
 from app.search.catalog import CatalogSnapshot
+from app.search.coverage import catalog_words, covered
 from app.search.ids import ChunkKey
 from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
 from app.search.names import terms as written_words
@@ -292,6 +293,12 @@ class LexicalIndex:
             best = best[np.argpartition(-scores[best], limit)[:limit]]
         best = best[np.argsort(-scores[best], kind="stable")]
         return view.hits(best, scores[best])
+
+    def coverage(
+        self, text: str, library: CatalogSnapshot, vocabulary: frozenset[str] = frozenset()
+    ) -> float:
+        """The share of the text's word weight that the `library` courses say in some spelling (`covered`)."""
+        return covered(self._follow(library), text, vocabulary, catalog_words(library))
 
     def corrected(
         self, text: str, library: CatalogSnapshot, dictionary: frozenset[str], names: bool = False
