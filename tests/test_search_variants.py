@@ -30,3 +30,9 @@ def test_variants_are_only_forms_the_library_says():
     # "12" has a word the library never says; "bake" is no number.
     assert variants(["5", "12", "bake"], said) == {"five"}
     assert variants(["one", "0"], lambda term: True) == set()
+
+
+def test_a_chat_spelling_finds_the_word_and_counts_as_said():
+    chunks = ["we pass the batter through a sieve", "we pass the plate to the guest"]
+    assert ranked(chunks, "pass thru") == [0, 1]
+    assert variants(["thru"], {"through"}.__contains__) == {"through"}
