@@ -33,6 +33,6 @@ def test_variants_are_only_forms_the_library_says():
 
 
 def test_a_chat_spelling_finds_the_word_and_counts_as_said():
-    chunks = ["we pass the batter through a sieve", "we pass the plate to the guest"]
-    assert ranked(chunks, "pass thru") == [0, 1]
+    chunks = ["we pass the plate to the guest", "we pass the batter through a sieve"]
+    assert ranked(chunks, "pass thru") == [1, 0]
     assert variants(["thru"], {"through"}.__contains__) == {"through"}
