@@ -42,7 +42,8 @@ LEXICAL_CANDIDATES = 20
 # were asked for (a chunk 2nd by meaning and 27th by keywords had none at k=10 and some at k=40). 100 deep
 # costs nothing measurable (the hits are read in one pass); the scores are BM25's over every chunk anyway.
 KEYWORD_DEPTH = 100
-# Every candidate of either ranking is scored DENSE_WEIGHT * cosine + (1 - DENSE_WEIGHT) * BM25 / best BM25.
+# Every candidate of either ranking is scored DENSE_WEIGHT * cosine + (1 - DENSE_WEIGHT) * BM25 / best BM25
+# (the keyword part scaled by the question's coverage, `fused_scores`).
 # Fused by score rather than by reciprocal rank: a chunk that matches the question's rare words far better
 # than the others (BM25 1.0) wins over one that is merely a little closer in meaning, which ranks cannot
 # tell from a near tie. 0.6 was fitted on the sample library (best MRR@5 there, 0.5-0.7 all within 0.01)
