@@ -123,6 +123,10 @@ RAG = "Retrieval-Augmented Generation in Practice"
             ("How does each of Redis handle retries?", "How does each of Kafka handle retries?"),
         ),
         ("Compare Freud and Carl Jung on dreams", ("Compare Freud on dreams", "Compare Carl Jung on dreams")),
+        (
+            "tomato yields in the soil lesson and where the seed bank came from in the guest talk",
+            ("tomato yields in the soil lesson?", "where the seed bank came from in the guest talk"),
+        ),
     ],
 )
 def test_a_comparison_splits_into_one_question_per_compared_thing(question, halves):
@@ -145,6 +149,7 @@ def test_a_comparison_splits_into_one_question_per_compared_thing(question, halv
         "Which lesson covers fixtures or markers?",  # "or" without a choice
         "So should the lion eat the sheep or not?",
         "How are mutexes and semaphores used?",
+        "show me the encoder and how it works",  # the second question points back at the first
     ],
 )
 def test_a_plain_and_is_no_comparison(question):

@@ -93,6 +93,7 @@ def test_extractive_answers_keep_their_floor_on_the_set(scored):
 
 
 LECTURES = load_lectures()
+REWORDED = load_lectures(Path(__file__).resolve().parent.parent / "eval" / "reworded")
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +117,20 @@ def test_the_lecture_set_loads_every_kind_with_its_counts():
     assert all(question.history for question in LECTURES if question.kind == "follow_up")
 
 
-def test_lecture_evidence_lies_in_one_chunk_of_its_gold_lesson(lecture_library):
-    for question in (q for q in LECTURES if q.gold):
+def test_the_reworded_set_pairs_each_rewording_with_its_original():
+    originals = {question.id: question for question in LECTURES}
+    reworded = [question for question in REWORDED if question.id in originals]
+    assert len({question.id for question in REWORDED}) == len(REWORDED)
+    assert len(reworded) == 69  # the 60 content questions and 9 follow-up pairs
+    for question in reworded:
+        original = originals[question.id]
+        assert question.question != original.question, question.id
+        assert question.gold == original.gold, question.id
+
+
+@pytest.mark.parametrize("questions", [LECTURES, REWORDED], ids=["lectures", "reworded"])
+def test_lecture_evidence_lies_in_one_chunk_of_its_gold_lesson(lecture_library, questions):
+    for question in (q for q in questions if q.gold):
         for gold in question.gold:
             course = lecture_library[gold.course]
             lesson = next(lesson for lesson in course.lessons if lesson.number == gold.lesson)

@@ -23,11 +23,13 @@ import numpy as np
 
 from app.search.apart import split
 from app.search.catalog import CatalogSnapshot
+from app.search.coverage import catalog_words, covered
 from app.search.ids import ChunkKey
 from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
 from app.search.names import terms as written_words
 from app.search.shortened import completions
 from app.search.spelling import Speller
+from app.search.variants import variants
 
 # Okapi BM25's usual constants: term-frequency saturation and length normalisation.
 K1 = 1.2
@@ -156,7 +158,8 @@ class LibraryView:
         """A query's terms. A compound the library says as one word is that word alone ("re-ranking" is
         "rerank", as "reranking" is, not "re" and "rank"); adjacent words that the library writes as one
         word add it ("cross encoder": "crossencod"), and a word it lacks that it writes as two adds them
-        ("minibatch": "mini", "batch") unless the word is one of the `vocabulary` of English words."""
+        ("minibatch": "mini", "batch") unless the word is one of the `vocabulary` of English words; and the
+        other forms of its words that the library writes (`variants`: "5" also "five")."""
         found: set[str] = set()
         for chain in CHAIN_RE.findall(text):
             joined = compound(chain)
@@ -164,7 +167,9 @@ class LibraryView:
                 found.add(stem(joined))
             else:
                 found.update(lexical_terms(chain))
-        return found | self.joined(text) | self.apart(text, vocabulary)
+        found |= self.joined(text) | self.apart(text, vocabulary)
+        # A number the transcripts write the other way ("5": "five").
+        return found | variants(found, lambda term: self.frequencies[term] > 0)
 
     def apart(self, text: str, vocabulary: frozenset[str]) -> set[str]:
         """The halves of each word of the text that the library lacks but says as two words ("minibatch").
@@ -288,6 +293,12 @@ class LexicalIndex:
             best = best[np.argpartition(-scores[best], limit)[:limit]]
         best = best[np.argsort(-scores[best], kind="stable")]
         return view.hits(best, scores[best])
+
+    def coverage(
+        self, text: str, library: CatalogSnapshot, vocabulary: frozenset[str] = frozenset()
+    ) -> float:
+        """The share of the text's word weight that the `library` courses say in some spelling (`covered`)."""
+        return covered(self._follow(library), text, vocabulary, catalog_words(library))
 
     def corrected(
         self, text: str, library: CatalogSnapshot, dictionary: frozenset[str], names: bool = False

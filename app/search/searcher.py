@@ -42,7 +42,8 @@ LEXICAL_CANDIDATES = 20
 # were asked for (a chunk 2nd by meaning and 27th by keywords had none at k=10 and some at k=40). 100 deep
 # costs nothing measurable (the hits are read in one pass); the scores are BM25's over every chunk anyway.
 KEYWORD_DEPTH = 100
-# Every candidate of either ranking is scored DENSE_WEIGHT * cosine + (1 - DENSE_WEIGHT) * BM25 / best BM25.
+# Every candidate of either ranking is scored DENSE_WEIGHT * cosine + (1 - DENSE_WEIGHT) * BM25 / best BM25
+# (the keyword part scaled by the question's coverage, `fused_scores`).
 # Fused by score rather than by reciprocal rank: a chunk that matches the question's rare words far better
 # than the others (BM25 1.0) wins over one that is merely a little closer in meaning, which ranks cannot
 # tell from a near tie. 0.6 was fitted on the sample library (best MRR@5 there, 0.5-0.7 all within 0.01)
@@ -67,19 +68,26 @@ def passage(hit: Hit) -> Passage:
     )
 
 
-def fused_scores(cosines: dict[Place, float], lexical: list[LexicalHit]) -> dict[Place, float]:
-    """Each candidate's fused score: its cosine blended with its BM25 score relative to the best one's."""
+def fused_scores(
+    cosines: dict[Place, float], lexical: list[LexicalHit], coverage: float = 1.0
+) -> dict[Place, float]:
+    """Each candidate's fused score: its cosine blended with its BM25 score relative to the best one's, the
+    latter weighted by the `coverage` of the question's words (`LexicalIndex.coverage`)."""
     best = max((found.score for found in lexical), default=0.0)
     keyword = {found.place: found.score / best for found in lexical} if best > 0 else {}
+    # Keywords weigh as much of the question as they can see: words the library never says in any spelling
+    # ("UK" for a course that says "England") are matched by meaning alone.
+    share = (1 - DENSE_WEIGHT) * coverage
     return {
-        place: DENSE_WEIGHT * cosine + (1 - DENSE_WEIGHT) * keyword.get(place, 0.0)
-        for place, cosine in cosines.items()
+        place: DENSE_WEIGHT * cosine + share * keyword.get(place, 0.0) for place, cosine in cosines.items()
     }
 
 
-def fused_ranking(cosines: dict[Place, float], lexical: list[LexicalHit], k: int) -> list[Place]:
+def fused_ranking(
+    cosines: dict[Place, float], lexical: list[LexicalHit], k: int, coverage: float = 1.0
+) -> list[Place]:
     """The k best candidates by fused score, best first (of equal scores, the earlier candidate)."""
-    fused = fused_scores(cosines, lexical)
+    fused = fused_scores(cosines, lexical, coverage)
     return sorted(fused, key=lambda place: fused[place], reverse=True)[:k]
 
 
@@ -113,6 +121,7 @@ class Candidates(NamedTuple):
     dense: list[Hit]
     lexical: list[LexicalHit]
     offered: int = LEXICAL_CANDIDATES
+    coverage: float = 1.0
 
 
 class Searcher:
@@ -167,13 +176,15 @@ class Searcher:
             dense = self.query(vector, pool, self._where(library, scope, course, lesson))
         lexical: list[LexicalHit] = []
         offered = max(LEXICAL_CANDIDATES, 2 * k)
+        coverage = 1.0
         if hybrid:
+            coverage = self.lexical.coverage(query, library, self.embedder.vocabulary())
             scope_ids = [entry.record.id for entry in scope]
             depth = max(KEYWORD_DEPTH, offered)
             ranked = self.lexical.ranked(query, library, scope_ids, lesson, depth, self.embedder.vocabulary())
             # The keyword index may be a course version behind for a moment (see LexicalIndex._follow).
             lexical = [found for found in ranked if library.versions.get(found.course_id) == found.version]
-        return Candidates(vector, dense, lexical, offered)
+        return Candidates(vector, dense, lexical, offered, coverage)
 
     def corrected(self, text: str, library: CatalogSnapshot, names: bool = False) -> str:
         """The text with misspelled words corrected towards the library's own words ("hypotesis")."""
@@ -217,7 +228,7 @@ class Searcher:
         cosines = {place: 1.0 - hit.distance for place, hit in hits.items()}
         # A keyword hit missing from its course's vectors (the course changing meanwhile) is left out.
         lexical = [found for found in candidates.lexical if found.place in hits]
-        return [passage(hits[place]) for place in fused_ranking(cosines, lexical, k)]
+        return [passage(hits[place]) for place in fused_ranking(cosines, lexical, k, candidates.coverage)]
 
     def _load_course_terms(self, course_id: str, version: str) -> CourseTerms:
         """Read one course version's chunk texts and count their terms."""

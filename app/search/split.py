@@ -160,6 +160,13 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
     clause = words[start - 1].endswith(",") and bool(QUESTION_WORDS & {word.lower() for word in words[end:]})
     # "who invented X and what did he win for it": a second question right after the "and".
     clause = clause or (end < len(words) and {words[0].lower(), words[end].lower()} <= QUESTION_WORDS)
+    # "X in one lecture and where Y came from in another": a second question that stands on its own (no
+    # pronoun pointing back at the first).
+    clause = clause or (
+        end < len(words)
+        and words[end].lower() in QUESTION_WORDS
+        and not PRONOUNS & {word.lower().strip(PUNCTUATION) for word in words[end:]}
+    )
     if clause:  # "How should X work, and in what order should Y happen?": two questions in one
         first = " ".join(words[:start]).rstrip(",") + "?"
         second = " ".join(words[end:])

@@ -10,9 +10,10 @@ import numpy as np
 from app.assistant.extractive.answer_types import asked_type, bonus
 from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
+from app.assistant.extractive.keywords import keyword_share, said_share
 from app.assistant.extractive.replies import answers
 from app.assistant.extractive.sentence_vectors import SentenceVectors
-from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, is_question, root
+from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, is_question, repeats
 from app.courses.chunking import split_sentences
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
@@ -104,12 +105,12 @@ class SentenceScorer:
         if not candidates:
             return []
         keywords = set(content_words(topic, QUESTION_WORDS))
-        shares = [_keyword_share(keywords, passage, sentence) for passage, _, sentence in candidates]
+        shares = [keyword_share(keywords, topic, passage, sentence) for passage, _, sentence in candidates]
         about = subject(topic)
         defining = definitions([sentence for _, _, sentence in candidates], about)
         # Which to read counts every word of the topic, its course's too: "HTMX is …" defines HTMX even in
         # the HTMX course.
-        said = [_said(keywords, sentence) for _, _, sentence in candidates]
+        said = [said_share(keywords, topic, sentence) for _, _, sentence in candidates]
         read = _worth_reading(candidates, said, defining)
         query = self.embedder.embed_query(topic)
         wanted = asked_type(topic)  # a person, time or number: a sentence holding one is a likelier answer
@@ -253,20 +254,6 @@ def _unique_sentences(passages: list[Passage]) -> list[tuple[Passage, int, str]]
     return candidates
 
 
-def _said(keywords: set[str], sentence: str) -> float:
-    """Return the share of the keywords that the sentence contains."""
-    return len(keywords & set(content_words(sentence))) / len(keywords) if keywords else 0.0
-
-
-def _keyword_share(keywords: set[str], passage: Passage, sentence: str) -> float:
-    """Return the share of the topic's telling keywords that the sentence contains."""
-    # A word of the passage's own course title ("flask" in the Flask course) tells nothing apart; one of its
-    # lesson's title ("Freud" in the Freud lecture) is what all of its sentences are about.
-    telling = keywords - set(content_words(passage.course_title))
-    said = {root(word) for word in content_words(sentence) + content_words(passage.lesson_title)}
-    return len([word for word in telling if root(word) in said]) / len(telling) if telling else 0.0
-
-
 def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
     """Extend a lead with what follows it when its last sentence only introduces it ("Three parameters
     control X.") or the next one picks up its words by a pronoun ("The halves are connected. They're
@@ -285,15 +272,17 @@ def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
 
 def _saying(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
     """Extend a lead until LEAD_SENTENCES of it say something: a sentence that announces ("I'll give an
-    example.") or says nothing ("So here's the idea.") leaves its place to what follows it, at most
-    MAX_SAYING more."""
+    example."), says nothing ("So here's the idea.") or says the one before it again leaves its place to
+    what follows it, at most MAX_SAYING more."""
     following = {quote.position: quote for quote in _own(quotes, lead[-1].passage)}
     lead = list(lead)
     for _ in range(MAX_SAYING):
+        # A sentence that repeats the one before it says nothing new either.
         saying = [
             quote
-            for quote in lead
+            for at, quote in enumerate(lead)
             if not (quote.asks or is_filler(quote.sentence) or announces(quote.sentence))
+            and not (at and repeats(quote.sentence, lead[at - 1].sentence))
         ]
         after = following.get(lead[-1].position + 1)
         if len(saying) >= LEAD_SENTENCES or after is None:

@@ -73,9 +73,10 @@ PLAN_RE = re.compile(
     re.IGNORECASE,
 )
 
-# Endings that make another word of one family ("retriever", "retrieval", "retrieve"; "indexed", "index"),
-# taken off a stem that keeps at least ROOT_LETTERS letters.
-FAMILY_ENDINGS = ("ers", "er", "als", "al", "ions", "ion", "ed", "e")
+# Endings that make another word of one family ("retriever", "retrieval", "retrieve"; "indexed", "index";
+# "falsifiable", "falsifiability"), taken off a stem that keeps at least ROOT_LETTERS letters. Longer endings
+# first: "ability" before "ity".
+FAMILY_ENDINGS = ("ability", "able", "ity", "ive", "ers", "er", "als", "al", "ions", "ion", "ed", "e")
 ROOT_LETTERS = 5
 
 
@@ -129,3 +130,10 @@ def continues(before: str, after: str) -> bool:
     if not words or words[0].lower() not in BACK_REFERENCES:
         return False
     return bool(set(content_words(before, FILLER_STOPWORDS)) & set(content_words(after, FILLER_STOPWORDS)))
+
+
+def repeats(sentence: str, before: str) -> bool:
+    """True when the sentence says again what the one before it said: every word of content it has is one
+    of that sentence's (a lecturer repeats a point: "We lowered the payoff of the borrower.")."""
+    own = set(content_words(sentence, FILLER_STOPWORDS))
+    return len(own) >= MIN_CONTENT and own <= set(content_words(before, FILLER_STOPWORDS))

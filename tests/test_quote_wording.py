@@ -1,0 +1,118 @@
+"""A question worded otherwise than the lecture: an acronym for the student's words, another word of their
+family, and a lecturer who says the same thing twice."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.assistant.extractive import keywords, quotes
+from app.assistant.extractive.intent import QUESTION_WORDS
+from app.assistant.extractive.keywords import abbreviated, keyword_share, said_share
+from app.assistant.extractive.quotes import Quote, lead
+from app.assistant.extractive.sentences import repeats, root
+from app.search.models import Passage
+from app.search.names import content_words
+
+
+def passage(text: str, score: float, lesson: int = 1, chunk: int = 0) -> Passage:
+    """A search hit of made-up course text."""
+    return Passage(
+        course_title="Signals and Images",
+        lesson_number=lesson,
+        lesson_title="Filters",
+        chunk_index=chunk,
+        score=score,
+        text=text,
+    )
+
+
+def share(topic: str, sentence: str) -> float:
+    """The keyword share of a sentence of a made-up passage against the topic."""
+    words = set(content_words(topic, QUESTION_WORDS))
+    return keyword_share(words, topic, passage(sentence, 0.5), sentence)
+
+
+RGU = {"rgu", "recurrent", "gated", "unit"}
+
+
+@pytest.mark.parametrize(
+    ("topic", "sentence", "words"),
+    [
+        # The lecturer says the letters, the student writes the words, and the other way round.
+        ("stages of a recurrent gated unit", "A RGU has two stages.", RGU),
+        ("what does an RGU remember", "A recurrent gated unit remembers.", RGU),
+        # Letters that no run of the other text's words begins with stand for nothing here.
+        ("stages of a recurrent gated unit", "The BBC filmed it.", set()),
+    ],
+)
+def test_an_acronym_says_the_words_it_stands_for(topic, sentence, words):
+    assert set(abbreviated(topic, sentence)) == words
+
+
+def test_a_sentence_saying_the_questions_words_by_their_acronym_shares_them(monkeypatch):
+    topic = "what are the stages of a recurrent gated unit"
+    sentence = "There are two stages in a RGU, remembering and forgetting."
+    assert share(topic, sentence) == 1.0
+    # Read as written, only "stages" is said.
+    monkeypatch.setattr(keywords, "abbreviated", lambda topic, sentence: [])
+    assert share(topic, sentence) == pytest.approx(1 / 4)
+
+
+def test_another_word_of_the_family_is_said_in_reading_and_in_ranking():
+    topic = "which critic said the theory is not falsifiable"
+    sentence = "A critic introduced the term falsifiability for this."
+    words = set(content_words(topic, QUESTION_WORDS))
+    assert root("falsifiable") == root("falsifiability")
+    assert said_share(words, topic, sentence) == pytest.approx(2 / 4)  # "critic", "falsifiable"
+    assert share(topic, sentence) == pytest.approx(2 / 4)
+
+
+def test_a_lead_in_a_lower_passage_is_not_taken_from_the_sentence_saying_the_questions_words_in_full(
+    scorer, monkeypatch
+):
+    # The better passage says "RGU" where the student wrote its words; a lower one says the words in passing.
+    question = "what are the two stages of a recurrent gated unit"
+    best = passage(
+        "Now there are two main stages to a RGU, first remembering the input and then forgetting the old "
+        "state. The weights of both are learned in training.",
+        0.5,
+        chunk=3,
+    )
+    lower = passage(
+        "They define a recurrent gated unit with a mask on it. It looks only at earlier words.", 0.45, chunk=9
+    )
+    found = scorer.quotes(question, [best, lower])
+    assert lead(found, False)[0].sentence.startswith("Now there are two main stages to a RGU")
+    # Without reading the acronym, the sentence saying the words leads.
+    monkeypatch.setattr(keywords, "abbreviated", lambda topic, sentence: [])
+    found = scorer.quotes(question, [best, lower])
+    assert lead(found, False)[0].sentence.startswith("They define a recurrent gated unit")
+
+
+LOWERED = "So we actually lowered the lender's payoff at the end."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "before", "again"),
+    [
+        ("We lowered the payoff of the lender.", LOWERED, True),
+        ("That made the lender better off.", LOWERED, False),
+        ("Right, the lender.", LOWERED, False),  # says too little to repeat
+    ],
+)
+def test_a_sentence_repeats_the_one_before_when_it_has_no_word_of_its_own(sentence, before, again):
+    assert repeats(sentence, before) is again
+
+
+def test_a_lead_goes_past_a_sentence_that_repeats_the_one_before_it(monkeypatch):
+    where = passage("x", 0.6)
+    found = [
+        Quote(where, 0, "By asking for a deposit we lowered the tenant's payoff in a default.", 0.7, 0.7),
+        Quote(where, 1, "We lowered the tenant's payoff in a default.", 0.5, 0.5),
+        Quote(where, 2, "As a consequence the outcome was better for the tenant.", 0.5, 0.5),
+        Quote(where, 3, "Having fewer options can leave you better off.", 0.3, 0.3),
+    ]
+    assert [quote.position for quote in lead(found, False)] == [0, 1, 2, 3]
+    # Counting the repetition as saying something, the lead stops before the point it leads to.
+    monkeypatch.setattr(quotes, "repeats", lambda sentence, before: False)
+    assert [quote.position for quote in lead(found, False)] == [0, 1, 2]
