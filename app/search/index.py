@@ -16,7 +16,7 @@ from app.search.explain import RankedPassage, explain_ranking
 from app.search.models import CourseRecord, Outline, Passage
 from app.search.parts import search_with_parts
 from app.search.resolver import CourseResolver, mentioned_course
-from app.search.searcher import Searcher
+from app.search.searcher import Searcher, passage
 from app.search.store import CATALOG, CONTENT, ChromaStore
 from app.search.writer import IndexWriter, OnChunks
 
@@ -157,6 +157,16 @@ class CourseIndex:
         return search_with_parts(
             self.searcher, query, library, scope, course, lesson, k or self.settings.max_results
         )
+
+    def nearest(self, query: str, course: str | None = None, lesson: int | None = None) -> Passage | None:
+        """The passage nearest the query in meaning alone (the dense ranking's first), within a course and/or
+        lesson when given; None when there is none."""
+        library = self.catalog.snapshot()
+        scope = self._scope(library, course, lesson)
+        if not scope:
+            return None
+        hits = self.searcher.candidates(query, library, scope, course, lesson, 1).dense
+        return passage(min(hits, key=lambda hit: hit.distance)) if hits else None
 
     def course_mentioned(self, text: str) -> tuple[CourseRecord, str] | None:
         """The one course a text mentions without a naming phrase (acronym, most of its title), and how."""

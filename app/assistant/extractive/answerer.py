@@ -22,6 +22,7 @@ from app.assistant.extractive.confidence import (
 )
 from app.assistant.extractive.fact_near import fact_near_topic
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
+from app.assistant.extractive.nearest import nearest_share
 from app.assistant.extractive.quotes import (
     MIN_RELEVANCE,
     Quote,
@@ -186,7 +187,10 @@ class ExtractiveAnswerer:
         )
         # An acronym the search was given in full ("VAE (variational auto encoder)") is said.
         missing = tuple(name for name in missing if spelled_out(name, plan.query) is None)
-        return replace(measured, unmentioned=missing)
+        if missing or measured.confidence < MIN_CONFIDENCE:
+            return replace(measured, unmentioned=missing)
+        nearest = nearest_share(self.index, self.meaning, plan.query, words, course, plan.lesson)
+        return replace(measured, unmentioned=missing, nearest=nearest)
 
     def _compare(self, plan: Plan) -> Answer | None:
         """Answer each half of a comparison on its own and quote both; None for a question that is no

@@ -66,18 +66,24 @@ CAPITALS_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 @dataclass(frozen=True)
 class Signals:
-    """The decline signals of one answer: the first passage's cosine, the weighted word share, and the
-    names of the question that the courses searched never say."""
+    """The decline signals of one answer: the first passage's cosine, the weighted word share, the names
+    of the question that the courses searched never say, and the share held by the passage nearest the
+    question in meaning (measured only when the word it is about is one they never say: nearest.py)."""
 
     cosine: float
     coverage: float
     unmentioned: tuple[str, ...] = ()
+    nearest: float | None = None
 
     @property
     def confidence(self) -> float:
-        """One figure in [0, 1]: the coverage (the share that separates on both labelled libraries), or 0
-        for a question naming what the courses never mention."""
-        return 0.0 if self.unmentioned else round(self.coverage, 3)
+        """One figure in [0, 1]: the coverage (the share that separates on both labelled libraries), the
+        lesser of the two passages' shares when the nearest was measured, or 0 for a question naming what
+        the courses never mention."""
+        if self.unmentioned:
+            return 0.0
+        share = self.coverage if self.nearest is None else min(self.coverage, self.nearest)
+        return round(share, 3)
 
 
 def names(text: str, ordinary: frozenset[str]) -> list[list[str]]:
