@@ -49,10 +49,15 @@ MAX_NAME_WORDS = 5
 
 @dataclass(frozen=True)
 class CourseRef:
-    """The course a question names, the text that named it, and what to say when it named none that exists."""
+    """The course a question names, the text that named it, and what to say when it named none that exists.
+
+    `at` is where in the question the naming phrase stands ("htmx" of "in the htmx course"), when a phrase
+    named the course: its words are the course's there, and the question's own anywhere else.
+    """
 
     course: CourseRecord | None = None
     named_by: str = ""
+    at: tuple[int, int] | None = None
     error: str | None = None
     note: str | None = None
 
@@ -75,7 +80,7 @@ def find_course(question: str, index: CourseIndex) -> CourseRef:
             phrase = match.group(1)
             record, name, error = _resolve_phrase(phrase, index)
             if record is not None:
-                return CourseRef(record, named_by=name)
+                return CourseRef(record, named_by=name, at=match.span(1))
             words = content_words(LESSON_RE.sub(" ", phrase))
             if error and strict and len(words) <= MAX_NAME_WORDS:
                 return CourseRef(error=error)
