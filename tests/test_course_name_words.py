@@ -42,3 +42,11 @@ def test_the_words_that_only_name_the_course_leave_the_topic(index):
 
     assert plan.course is not None and plan.course.title == COURSE and plan.lesson == 2
     assert "sourdough" not in plan.topic.lower() and "acid" in plan.topic
+
+
+def test_a_course_named_that_does_not_exist_leaves_the_same_word_asked_about(index):
+    plan = understand("in the pastry course, how do I laminate pastry dough?", index, None)
+
+    # Every course is searched, for what the question asks: "pastry dough", which no course says.
+    assert plan.course is None
+    assert "laminate pastry dough" in plan.topic

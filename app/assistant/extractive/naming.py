@@ -74,7 +74,7 @@ def lesson_number(question: str) -> int | None:
 def find_course(question: str, index: CourseIndex) -> CourseRef:
     """The course the question names, without guessing; a strict miss is an error, a loose miss of a name a
     note. A phrase ("the RAG course"), else the course the question mentions by acronym or title."""
-    note, missed = None, ""
+    note, missed, missed_at = None, "", None
     for pattern, strict in COURSE_PATTERNS:
         for match in pattern.finditer(question):
             phrase = match.group(1)
@@ -89,11 +89,11 @@ def find_course(question: str, index: CourseIndex) -> CourseRef:
                 note = f"_No course matches '{phrase.strip()}', so every course was searched ({titles})._"
             # "the best course" says nothing about the topic; "the base class" or a quote may well.
             if "course" in match.group(0).lower() and not missed:
-                missed = match.group(0)
+                missed, missed_at = match.group(0), match.span(0)
     mentioned = index.course_mentioned(question)
     if mentioned is not None:
         return CourseRef(*mentioned)
-    return CourseRef(note=note, named_by=missed)
+    return CourseRef(note=note, named_by=missed, at=missed_at)
 
 
 def _resolve_phrase(phrase: str, index: CourseIndex) -> tuple[CourseRecord | None, str, str | None]:
