@@ -12,8 +12,9 @@ import re
 from app.search.names import STOPWORDS, stem, tokens
 from app.search.split import COURSE_RE, PUNCTUATION, QUESTION_WORDS
 
-# A pronoun standing for a thing or a person (not a possessive: "its test client" names its own thing).
-POINTER_RE = re.compile(r"\b(?:it|they|them|he|she|him)\b", re.IGNORECASE)
+# A pronoun standing for a thing. Not a possessive ("its test client" names its own thing), nor "he" or "she":
+# a person is often what the other half asks for ("who invented X, and what did he win?"), not its words.
+POINTER_RE = re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE)
 # A half that opens on its subject and then asks ("dropout: what does it do …", "HNSW, how is it built?").
 # Words that only ask ("how is it", "what did he"): no subject of their own.
 AUXILIARIES = frozenset(
