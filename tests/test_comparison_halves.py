@@ -26,6 +26,11 @@ from tests.test_comparison import answerer_over
             "caching in the Redis lecture vs batching in the Kafka lecture",
             ("caching in the Redis lecture", "batching in the Kafka lecture"),
         ),
+        # A name against a name: the names are compared, the rest is both halves'.
+        (
+            "latency in Redis vs Kafka in production",
+            ("latency in Redis in production", "latency in Kafka in production"),
+        ),
         # A second phrase opening on the preposition repeats it: the words before are both halves'.
         (
             "How are secrets handled in deployment and in tests?",
@@ -45,7 +50,7 @@ def test_a_split_gives_shared_words_to_the_halves_they_belong_to(question, halve
             "dropout: what does it do during training in the regularization lecture?",
             "how is dropout reused in the uncertainty lecture?",
         ),
-        # "he" is the person the other half asks for, not its words; "it" comes after a word of the half's own.
+        # "he" is the person the other half asks for, not its words; "it" follows a word of the half's own.
         ("what did he win for it", "who invented the tipping point model?", "what did he win for it"),
         ("why are they slow?", "tries, how are words stored?", "why are tries slow?"),
         # A half that names its own subject before the pronoun keeps it.
@@ -54,7 +59,7 @@ def test_a_split_gives_shared_words_to_the_halves_they_belong_to(question, halve
             "how is it reused?",
             "dropout: what does it do during training?",
         ),
-        ("testing a web app through its test client", "fixtures", "testing a web app through its test client"),
+        ("testing an app through its test client", "fixtures", "testing an app through its test client"),
     ],
 )
 def test_a_pronoun_that_points_back_stands_for_the_other_halfs_subject(half, other, read):

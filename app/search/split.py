@@ -286,8 +286,12 @@ def _phrase_start(words: list[str], joiner: int) -> int:
 def _parallel_start(words: list[str], left: int, end: int) -> int:
     """Where the first phrase starts when both phrases hold the same preposition ("backward induction in
     game theory vs discounting reward in deep RL"): before the first one's, as the two read alike; else
-    `left`. A second phrase that opens on it ("in A and in B") repeats it instead."""
-    if left < 2 or words[left - 1].lower() not in PREPOSITIONS or words[end].lower() == words[left - 1].lower():
+    `left`. A second phrase that opens on it ("in A and in B") repeats it instead, and a name against a
+    name ("latency in Redis vs Kafka in production") are the two things compared."""
+    preposition = words[left - 1].lower() if left >= 2 and end < len(words) else ""
+    if preposition not in PREPOSITIONS or words[end].lower() == preposition:
+        return left
+    if _is_name(words[left]) and _is_name(words[end]):
         return left
     following = []
     for word in words[end + 1 :]:
@@ -296,9 +300,10 @@ def _parallel_start(words: list[str], left: int, end: int) -> int:
         following.append(word.lower().strip(PUNCTUATION))
         if word[-1] in PUNCTUATION:
             break
-    if words[left - 1].lower() not in following:
+    if preposition not in following:
         return left
-    return min(left, _phrase_start(words, left - 1))
+    start = _phrase_start(words, left - 1)
+    return start if start < left - 1 else left  # nothing before the preposition: it stays a stop
 
 
 def _two_subjects(words: list[str], left: int, joiner: int) -> bool:

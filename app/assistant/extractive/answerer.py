@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
-from app.assistant.extractive.antecedent import resolved
 from app.assistant.extractive.answer_types import asked_type
+from app.assistant.extractive.antecedent import resolved
 from app.assistant.extractive.comparison import distinctive, named_lesson, own_subject, says, without_title
 from app.assistant.extractive.confidence import (
     MIN_CONFIDENCE,

@@ -18,7 +18,8 @@ POINTER_RE = re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE)
 # A half that opens on its subject and then asks ("dropout: what does it do …", "HNSW, how is it built?").
 # Words that only ask ("how is it", "what did he"): no subject of their own.
 AUXILIARIES = frozenset(
-    {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would", "should"}
+    {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would"}
+    | {"should"}
 )
 FRONTED_RE = re.compile(r"^\s*([^:,?]+?)\s*[:,]\s*(?:how|what|why|which|where|when|who)\b", re.IGNORECASE)
 
@@ -48,7 +49,7 @@ def subject(question: str) -> str:
         if COURSE_RE.fullmatch(word.strip(PUNCTUATION)):
             naming.add(at)
             before = at - 1
-            while before >= 0 and words[before].lower() not in STOPWORDS and words[before][-1] not in PUNCTUATION:
+            while before >= 0 and _naming_word(words[before]):
                 naming.add(before)
                 before -= 1
     kept = " ".join(word for at, word in enumerate(words) if at not in naming)
@@ -61,6 +62,12 @@ def _names_before(text: str) -> bool:
 
 
 def _carries(word: str) -> bool:
-    """True for a word that carries meaning: not a question word, an auxiliary, a function word or a short word."""
+    """True for a word that carries meaning: no question word, auxiliary, function word or short word."""
     lowered = word.lower()
     return lowered not in QUESTION_WORDS | AUXILIARIES and lowered not in STOPWORDS and len(stem(word)) > 2
+
+
+def _naming_word(word: str) -> bool:
+    """True for a word that may name a lesson before "lecture" ("intro", "Skinner"): no function word, and
+    no punctuation ending a phrase before it."""
+    return word.lower() not in STOPWORDS and word[-1] not in PUNCTUATION
