@@ -153,6 +153,18 @@ class Library:
         assert not report.problems, report.problems
         return library
 
+    @classmethod
+    def answerer_over(cls, root: Path, title: str, *lessons: str):
+        """An extractive answerer over one course of made-up lessons, synced; fails when it did not index."""
+        from app.assistant.extractive import ExtractiveAnswerer
+        from app.assistant.tools import ToolBox
+
+        library = cls(root)
+        library.write("course.txt", title, *lessons)
+        report = library.indexer.sync()
+        assert not report.problems, report.problems
+        return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+
     def write(self, name: str, title: str, *lessons: str) -> Path:
         """Write a course file into the docs folder."""
         path = self.docs / name

@@ -193,14 +193,9 @@ ROUTERS = (
 @pytest.fixture(scope="module")
 def workshop(tmp_path_factory):
     """An extractive answerer over one two-lesson course whose second lesson says "kickback" most."""
-    from app.assistant.tools import ToolBox
     from tests.helpers import Library
 
-    library = Library(tmp_path_factory.mktemp("workshop"))
-    library.write("workshop.txt", "Workshop Safety", SAWS, ROUTERS)
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    return Library.answerer_over(tmp_path_factory.mktemp("workshop"), "Workshop Safety", SAWS, ROUTERS)
 
 
 def test_a_follow_up_stays_in_the_lesson_just_quoted_when_its_words_are_there(workshop):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.extractive.answerer import ExtractiveAnswerer
 from app.assistant.extractive.confidence import MIN_CONFIDENCE, Signals
 from app.assistant.extractive.nearest import unsaid_topic
 from app.assistant.extractive.render import NO_MATCH
@@ -29,14 +28,11 @@ BROWNING = (
 @pytest.fixture(scope="module")
 def kitchen(tmp_path_factory):
     """An extractive answerer over a cooking course that never says "smoker" and writes "my yard"."""
-    from app.assistant.tools import ToolBox
     from tests.helpers import Library
 
-    library = Library(tmp_path_factory.mktemp("kitchen"))
-    library.write("kitchen.txt", "Kitchen Science", SETUP, GRILLING, BROWNING)
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    return Library.answerer_over(
+        tmp_path_factory.mktemp("kitchen"), "Kitchen Science", SETUP, GRILLING, BROWNING
+    )
 
 
 def test_a_word_no_course_says_is_declined_though_the_first_passage_holds_the_generic_words(kitchen):

@@ -116,3 +116,19 @@ def test_a_lead_goes_past_a_sentence_that_repeats_the_one_before_it(monkeypatch)
     # Counting the repetition as saying something, the lead stops before the point it leads to.
     monkeypatch.setattr(quotes, "repeats", lambda sentence, before: False)
     assert [quote.position for quote in lead(found, False)] == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("topic", "sentence", "expected"),
+    [
+        # Captions write in two words what a student writes as one, hyphenated or not.
+        ("pixelgrid results", "The pixel grid results were remarkable.", 2 / 2),
+        ("a self-tuning filter", "A self tuning filter adapts.", 4 / 4),  # "self", "tun", "filter", "selftun"
+        # Two words of it apart say only themselves.
+        ("pixelgrid results", "The pixel was bright; the grid gave results.", 1 / 2),
+    ],
+)
+def test_a_word_the_sentence_writes_in_two_is_said(topic, sentence, expected):
+    words = set(content_words(topic, QUESTION_WORDS))
+    assert said_share(words, topic, sentence) == pytest.approx(expected)
+    assert share(topic, sentence) == pytest.approx(expected)

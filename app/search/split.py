@@ -171,7 +171,7 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         first = " ".join(words[:start]).rstrip(",") + "?"
         second = " ".join(words[end:])
         return (first, second) if _has_words(first) and _has_words(second) else None
-    left = _phrase_start(words, start)
+    left = _parallel_start(words, _phrase_start(words, start), end)
     right = _phrase_end(words, end, start - left)
     if start - left == 1 and _is_name(words[left]) and end < len(words) and _is_name(words[end]):
         right = _name_end(words, end)  # "Freud and Skinner get criticised": a name against a name
@@ -283,6 +283,29 @@ def _phrase_start(words: list[str], joiner: int) -> int:
     return position
 
 
+def _parallel_start(words: list[str], left: int, end: int) -> int:
+    """Where the first phrase starts when both phrases hold the same preposition ("backward induction in
+    game theory vs discounting reward in deep RL"): before the first one's, as the two read alike; else
+    `left`. A second phrase that opens on it ("in A and in B") repeats it instead, and a name against a
+    name ("latency in Redis vs Kafka in production") are the two things compared."""
+    preposition = words[left - 1].lower() if left >= 2 and end < len(words) else ""
+    if preposition not in PREPOSITIONS or words[end].lower() == preposition:
+        return left
+    if _is_name(words[left]) and _is_name(words[end]):
+        return left
+    following = []
+    for word in words[end + 1 :]:
+        if word.lower() in RIGHT_STOPS or word in DASHES:
+            break
+        following.append(word.lower().strip(PUNCTUATION))
+        if word[-1] in PUNCTUATION:
+            break
+    if preposition not in following:
+        return left
+    start = _phrase_start(words, left - 1)
+    return start if start < left - 1 else left  # nothing before the preposition: it stays a stop
+
+
 def _two_subjects(words: list[str], left: int, joiner: int) -> bool:
     """True for "how do A and B <verb> …": the first phrase is the subject right after "wh- do", and a verb of
     the question follows the second ("how do I combine X and Y" has a pronoun subject: no)."""
@@ -310,11 +333,14 @@ def _phrase_end(words: list[str], start: int, first_length: int) -> int:
     while position < min(len(words), limit):
         word = words[position]
         if word.lower() in RIGHT_STOPS or word in DASHES:
-            break
+            return position
         position += 1
         if word[-1] in PUNCTUATION:
-            break
-    return position
+            return position
+    cut = position < len(words) and words[position].lower() not in PREPOSITIONS | RIGHT_STOPS
+    inner = [at for at in range(start + 1, position) if words[at].lower() in PREPOSITIONS]
+    # The length cut a phrase such as "in polak's course" in two: it is left whole, to both halves.
+    return inner[-1] if cut and inner and words[position] not in DASHES else position
 
 
 def _has_words(text: str) -> bool:

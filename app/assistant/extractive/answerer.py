@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.answer_types import asked_type
+from app.assistant.extractive.antecedent import resolved
 from app.assistant.extractive.comparison import distinctive, named_lesson, own_subject, says, without_title
 from app.assistant.extractive.confidence import (
     MIN_CONFIDENCE,
@@ -228,7 +229,8 @@ class ExtractiveAnswerer:
                 # both halves share ("trades recall for speed").
                 own = own_subject(topic, other.topic)
                 passages = [p for p in passages if says(own, passage_words(p))] or passages
-            quotes = self.scorer.quotes(topic, passages) if passages else []
+            # Its sentences are read for what its pronoun stands for ("how is it reused": dropout).
+            quotes = self.scorer.quotes(resolved(topic, other.topic), passages) if passages else []
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
             if not found:
                 return None

@@ -1,0 +1,105 @@
+"""Each half of a comparison keeps what it is about: the words it shares with the other half, and what its
+pronoun stands for."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.assistant.extractive.antecedent import resolved
+from app.search.split import split_comparison
+from tests.test_comparison import answerer_over
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        # The length of the first phrase would cut "in the cooking course" in two: it is both halves'.
+        (
+            "quick pickling vs braising meat in the cooking course - which takes longer?",
+            (
+                "quick pickling in the cooking course - which takes longer?",
+                "braising meat in the cooking course - which takes longer?",
+            ),
+        ),
+        # Both phrases hold "in": each is a thing and where it is said, not one thing in two places.
+        (
+            "caching in the Redis lecture vs batching in the Kafka lecture",
+            ("caching in the Redis lecture", "batching in the Kafka lecture"),
+        ),
+        # A name against a name: the names are compared, the rest is both halves'.
+        (
+            "latency in Redis vs Kafka in production",
+            ("latency in Redis in production", "latency in Kafka in production"),
+        ),
+        # A second phrase opening on the preposition repeats it: the words before are both halves'.
+        (
+            "How are secrets handled in deployment and in tests?",
+            ("How are secrets handled in deployment", "How are secrets handled in in tests?"),
+        ),
+    ],
+)
+def test_a_split_gives_shared_words_to_the_halves_they_belong_to(question, halves):
+    assert split_comparison(question) == halves
+
+
+@pytest.mark.parametrize(
+    ("half", "other", "read"),
+    [
+        (
+            "how is it reused in the uncertainty lecture?",
+            "dropout: what does it do during training in the regularization lecture?",
+            "how is dropout reused in the uncertainty lecture?",
+        ),
+        # "he" is the person the other half asks for, not its words; "it" follows a word of the half's own.
+        ("what did he win for it", "who invented the tipping point model?", "what did he win for it"),
+        ("why are they slow?", "tries, how are words stored?", "why are tries slow?"),
+        # A half that names its own subject before the pronoun keeps it.
+        (
+            "dropout: what does it do during training?",
+            "how is it reused?",
+            "dropout: what does it do during training?",
+        ),
+        ("testing an app through its test client", "fixtures", "testing an app through its test client"),
+    ],
+)
+def test_a_pronoun_that_points_back_stands_for_the_other_halfs_subject(half, other, read):
+    assert resolved(half, other) == read
+
+
+NETWORKS = "\n".join(
+    [
+        "Course Title: Neural Network Notes",
+        "Course Instructor: Test Person",
+        "Lesson 1: Regularization",
+        "Lesson Link: https://example.com/networks/1",
+        "A network that memorises its training set fails on new data. Dropout switches off a random half of "
+        "the neurons on every training step, so no neuron can rely on another. The network learns "
+        "redundant features and generalises better.",
+        "Lesson 2: Uncertainty",
+        "Lesson Link: https://example.com/networks/2",
+        "Pretrained weights are reused for a new task by fine tuning the last layers. That saves days of "
+        "compute on a small data set. Transfer works best when the two tasks see similar images. "
+        "Calibration is a different matter altogether. A model can be confident and wrong. Temperature "
+        "scaling fixes the confidence of a classifier after training. Ensembles of five models disagree "
+        "where the data is thin. Their disagreement is a measure of what the model does not know. Dropout "
+        "is kept switched on at test time as well: a hundred passes, each with other neurons off, give a "
+        "spread of predictions whose width says how unsure the network is.",
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def networks(tmp_path_factory):
+    """An extractive answerer over a two-lesson course of its own."""
+    return answerer_over(tmp_path_factory, "networks", NETWORKS)
+
+
+def test_a_half_whose_pronoun_points_back_quotes_what_it_stands_for(networks):
+    answer = networks.answer(
+        "dropout: what does it do during training in the regularization lecture, and how is it reused in "
+        "the uncertainty lecture?",
+        [],
+    )
+    assert [source.lesson_number for source in answer.sources] == [1, 2]
+    uncertainty = answer.markdown.split("Lesson 2: Uncertainty**", 1)[1]
+    assert "Dropout is kept switched on at test time" in uncertainty
