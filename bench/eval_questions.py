@@ -14,6 +14,8 @@ QUESTIONS = ROOT / "eval" / "questions.yaml"
 LECTURES = ROOT / "eval" / "lectures"
 # The lecture set's questions reworded by the team (eval/reworded/README.md).
 REWORDED = ROOT / "eval" / "reworded"
+# The sample library's questions reworded by the team (eval/sample-reworded/README.md).
+SAMPLE_REWORDED = ROOT / "eval" / "sample-reworded" / "questions.yaml"
 # The sample library's kinds of questions answered by passages (two_lesson needs two of them).
 CONTENT_KINDS = ("paraphrase", "definition", "typo", "loose_course", "lesson_number", "two_lesson")
 # The lecture set's kinds, renamed to the sample library's where they mean the same.

@@ -27,6 +27,7 @@ from bench.eval_questions import (
     LECTURES,
     REWORDED,
     ROOT,
+    SAMPLE_REWORDED,
     Question,
     flat,
     load_lectures,
@@ -58,6 +59,8 @@ LIBRARIES = {
     "lectures": Library(LECTURES / "docs", load_lectures),
     # The lecture set's questions reworded by the team: a check of wording, not a quality figure (its README).
     "reworded": Library(LECTURES / "docs", lambda: load_lectures(REWORDED), index="lectures"),
+    # The sample library's questions reworded the same way, over the sample's course files and kept index.
+    "sample-reworded": Library(ROOT / "docs", lambda: load_questions(SAMPLE_REWORDED), index="sample"),
 }
 # What `make eval` scores unless asked for a library by name.
 DEFAULT_LIBRARIES = ("sample", "lectures")

@@ -13,13 +13,14 @@ from app.courses.models import Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, parse_file
 from app.services import services
 from bench.eval_compare import changes
-from bench.eval_questions import contains, load_lectures
+from bench.eval_questions import SAMPLE_REWORDED, contains, load_lectures
 from bench.eval_report import tally
 from bench.eval_scoring import Result, Run
 from bench.evaluate import CONTENT_KINDS, Question, app_config, evaluate, flat, load_questions
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 QUESTIONS = load_questions()
+SAMPLE_REWORDED_SET = load_questions(SAMPLE_REWORDED)
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,9 @@ def test_the_set_has_every_kind_and_enough_questions():
 
 
 @pytest.mark.parametrize(
-    "question", [q for q in QUESTIONS if q.kind in (*CONTENT_KINDS, "follow_up")], ids=lambda q: q.id
+    "question",
+    [q for q in QUESTIONS + SAMPLE_REWORDED_SET if q.kind in (*CONTENT_KINDS, "follow_up")],
+    ids=lambda q: q.id,
 )
 def test_evidence_is_verbatim_in_one_chunk_of_the_gold_lesson(question: Question, library):
     expected = 2 if question.kind == "two_lesson" else 1
@@ -138,6 +141,21 @@ def test_lecture_evidence_lies_in_one_chunk_of_its_gold_lesson(lecture_library, 
             # A follow-up may ask for a lesson by number: its title is then the evidence.
             if gold.evidence != lesson.title:
                 assert any(contains(text, gold.evidence, ignore_case=True) for text in texts), question.id
+
+
+def test_the_sample_reworded_set_pairs_each_rewording_with_its_original():
+    originals = {question.id: question for question in QUESTIONS}
+    reworded = [question for question in SAMPLE_REWORDED_SET if question.id in originals]
+    assert len({question.id for question in SAMPLE_REWORDED_SET}) == len(SAMPLE_REWORDED_SET)
+    assert len(reworded) == 66  # the 60 content questions and 6 follow-ups
+    for question in reworded:
+        original = originals[question.id]
+        assert question.question != original.question, question.id
+        same = (question.kind, question.gold, question.filter)
+        assert same == (original.kind, original.gold, original.filter), question.id
+        assert len(question.history) == len(original.history), question.id
+    new = [question for question in SAMPLE_REWORDED_SET if question.id not in originals]
+    assert len(new) == 6 and {question.kind for question in new} == {"no_coverage"}
 
 
 def test_a_paired_comparison_counts_wins_losses_and_moves():

@@ -187,7 +187,7 @@ def _plan(question: str, index: CourseIndex) -> Plan:
     """Decide the tool, course, lesson and topic from the question alone."""
     question = FILLER_RE.sub(" ", question).strip() or question
     ref = find_course(question, index)
-    topic = _without(question, ref.named_by)
+    topic = _without(question, ref.named_by, ref.at)
     course, lesson = ref.course, lesson_number(question)
     if lesson is None and not ref.error:
         # "explain X from the Skinner lecture": searched within that lesson, for X alone.
@@ -365,16 +365,19 @@ def defined_term(question: str) -> list[str] | None:
     return words if 0 < len(words) <= MAX_TERM_WORDS else None
 
 
-def _without(text: str, named_by: str) -> str:
-    """The question without the words that named the course and the lesson: what it is about."""
-    text = LESSON_RE.sub(" ", text)
+def _without(text: str, named_by: str, at: tuple[int, int] | None = None) -> str:
+    """The question without the words that named the course and the lesson: what it is about. Given where
+    the naming phrase stands (`at`), only its words there go ("how does the server know a request came from
+    htmx, in the htmx course?" is still about HTMX)."""
+    start, end = at or (0, len(text))
     if named_by:
         gone = {stem(token) for token in tokens(named_by)} | {token.lower() for token in tokens(named_by)}
-        text = re.sub(
+        kept = re.sub(
             r"[A-Za-z0-9]+",
             lambda match: (
                 "" if stem(match.group(0)) in gone or match.group(0).lower() in gone else match.group(0)
             ),
-            text,
+            text[start:end],
         )
-    return " ".join(text.split())
+        text = f"{text[:start]} {kept} {text[end:]}"
+    return " ".join(LESSON_RE.sub(" ", text).split())

@@ -49,10 +49,15 @@ MAX_NAME_WORDS = 5
 
 @dataclass(frozen=True)
 class CourseRef:
-    """The course a question names, the text that named it, and what to say when it named none that exists."""
+    """The course a question names, the text that named it, and what to say when it named none that exists.
+
+    `at` is where in the question the naming phrase stands ("htmx" of "in the htmx course"), when a phrase
+    named the course: its words are the course's there, and the question's own anywhere else.
+    """
 
     course: CourseRecord | None = None
     named_by: str = ""
+    at: tuple[int, int] | None = None
     error: str | None = None
     note: str | None = None
 
@@ -69,13 +74,13 @@ def lesson_number(question: str) -> int | None:
 def find_course(question: str, index: CourseIndex) -> CourseRef:
     """The course the question names, without guessing; a strict miss is an error, a loose miss of a name a
     note. A phrase ("the RAG course"), else the course the question mentions by acronym or title."""
-    note, missed = None, ""
+    note, missed, missed_at = None, "", None
     for pattern, strict in COURSE_PATTERNS:
         for match in pattern.finditer(question):
             phrase = match.group(1)
             record, name, error = _resolve_phrase(phrase, index)
             if record is not None:
-                return CourseRef(record, named_by=name)
+                return CourseRef(record, named_by=name, at=match.span(1))
             words = content_words(LESSON_RE.sub(" ", phrase))
             if error and strict and len(words) <= MAX_NAME_WORDS:
                 return CourseRef(error=error)
@@ -84,11 +89,11 @@ def find_course(question: str, index: CourseIndex) -> CourseRef:
                 note = f"_No course matches '{phrase.strip()}', so every course was searched ({titles})._"
             # "the best course" says nothing about the topic; "the base class" or a quote may well.
             if "course" in match.group(0).lower() and not missed:
-                missed = match.group(0)
+                missed, missed_at = match.group(0), match.span(0)
     mentioned = index.course_mentioned(question)
     if mentioned is not None:
         return CourseRef(*mentioned)
-    return CourseRef(note=note, named_by=missed)
+    return CourseRef(note=note, named_by=missed, at=missed_at)
 
 
 def _resolve_phrase(phrase: str, index: CourseIndex) -> tuple[CourseRecord | None, str, str | None]:
