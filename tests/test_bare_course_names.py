@@ -7,7 +7,7 @@ import pytest
 from app.assistant.extractive.intent import understand
 
 SOURDOUGH = "Sourdough Baking"
-COFFEE = "Coffee Roasting at Home"
+COFFEE = "Home Coffee Roasting"
 COURSES = {
     SOURDOUGH: (("Starters", "A starter ferments flour and water; feed it every day to keep it lively."),),
     COFFEE: (("First Crack", "Beans crack audibly near two hundred degrees; that marks a light roast."),),
@@ -51,3 +51,16 @@ def test_words_before_course_that_name_no_course_are_the_questions_own(index, qu
 
     assert plan.course is None and plan.course_error is None
     assert plan.topic == question
+
+
+def test_a_course_acronym_typed_in_lower_case_names_the_course(index):
+    plan = understand("how loud is first crack in hcr", index, None)
+
+    assert plan.course is not None and plan.course.title == COFFEE
+    assert "hcr" not in plan.topic and "first crack" in plan.topic
+
+
+def test_a_question_about_the_acronym_itself_names_no_course(index):
+    plan = understand("what is hcr", index, None)
+
+    assert plan.course is None and plan.topic == "what is hcr"
