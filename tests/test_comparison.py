@@ -50,7 +50,7 @@ RAG = "Retrieval-Augmented Generation in Practice"
             "Where should secrets be handled, in deployment and in tests?",
             (
                 "Where should secrets be handled, in deployment",
-                "Where should secrets be handled, in in tests?",
+                "Where should secrets be handled, in tests?",
             ),
         ),
         (
@@ -76,7 +76,7 @@ RAG = "Retrieval-Augmented Generation in Practice"
             "Re-ranking in RAG versus re-ranking after quantization - what do both courses say?",
             (
                 "Re-ranking in RAG - what do both courses say?",
-                "Re-ranking in re-ranking after quantization - what do both courses say?",
+                "re-ranking after quantization - what do both courses say?",
             ),
         ),
         # "differ from", "different than", "compare to", "distinguishes … from": the two things around it.

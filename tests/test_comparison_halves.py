@@ -34,7 +34,20 @@ from tests.test_comparison import answerer_over
         # A second phrase opening on the preposition repeats it: the words before are both halves'.
         (
             "How are secrets handled in deployment and in tests?",
-            ("How are secrets handled in deployment", "How are secrets handled in in tests?"),
+            ("How are secrets handled in deployment", "How are secrets handled in tests?"),
+        ),
+        (
+            "proofing dough in summer vs in winter",
+            ("proofing dough in summer", "proofing dough in winter"),
+        ),
+        # The second phrase restates the subject: each phrase is a subject and where it is said.
+        (
+            "braising in the stew lesson vs braising after searing, which is slower",
+            ("braising in the stew lesson which is slower", "braising after searing, which is slower"),
+        ),
+        (
+            "rising at room temperature vs rising in the fridge",
+            ("rising at room temperature", "rising in the fridge"),
         ),
     ],
 )

@@ -171,7 +171,9 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         first = " ".join(words[:start]).rstrip(",") + "?"
         second = " ".join(words[end:])
         return (first, second) if _has_words(first) and _has_words(second) else None
-    left = _parallel_start(words, _phrase_start(words, start), end)
+    left = _phrase_start(words, start)
+    restated = _restated_start(words, left, end)
+    left = _parallel_start(words, left, end) if restated is None else restated
     right = _phrase_end(words, end, start - left)
     if start - left == 1 and _is_name(words[left]) and end < len(words) and _is_name(words[end]):
         right = _name_end(words, end)  # "Freud and Skinner get criticised": a name against a name
@@ -186,8 +188,26 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         right = _subject_end(words, end)
         words = _without_likeness(words, right)
     first = " ".join(words[:start] + _shared_head(words[left:start], words[end:right]) + words[right:])
-    second = " ".join(words[:left] + words[end:])
+    # "in deployment and in tests": the second phrase brings its own preposition.
+    second = " ".join(words[: left - 1 if repeated else left] + words[end:])
     return _tidy(first), _tidy(second)
+
+
+def _restated_start(words: list[str], left: int, end: int) -> int | None:
+    """Where the first phrase starts when the second restates the subject the first is about ("reranking in
+    RAG vs reranking after PQ"): at that subject, as the two phrases read alike; else None."""
+    if left < 2 or end >= len(words) or words[left - 1].lower() not in PREPOSITIONS:
+        return None
+    subject = words[end].lower().strip(PUNCTUATION)
+    if subject in FUNCTION_WORDS or not _has_words(subject):
+        return None
+    for position in range(left - 2, -1, -1):
+        word = words[position]
+        if word[-1] in PUNCTUATION or word in DASHES:
+            return None
+        if word.lower() == subject or stem(word.lower()) == stem(subject):
+            return position
+    return None
 
 
 def _tidy(text: str) -> str:
