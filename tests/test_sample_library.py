@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from app.assistant.base import Exchange
 from app.errors import CourseNotFound
 from tests.conftest import SAMPLE_DOCS, make_config
 
@@ -163,3 +164,14 @@ def test_quotes_within_a_source_are_in_reading_order(sample):
     sentences = [sentence for sentence in block.replace(" … ", "\n").split("\n") if sentence]
     positions = [lesson.index(sentence[:60]) for sentence in sentences]
     assert positions == sorted(positions)
+
+
+@pytest.mark.parametrize("follow_up", ["and pytorch?", "what about spark?"])
+def test_a_short_follow_up_about_something_no_course_says_is_declined(sample, follow_up):
+    # "and X?" asks about X: the previous topic's passages would answer another question.
+    first = sample.assistant.answer("how does cosine similarity work in rag?", [])
+    previous = Exchange(
+        question="how does cosine similarity work in rag?", answer=first.markdown, sources=first.sources
+    )
+
+    assert not sample.assistant.answer(follow_up, [previous]).sources

@@ -14,6 +14,7 @@ from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
 from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
 from app.assistant.extractive.pointing import points_back
+from app.assistant.extractive.symbols import asks_symbol_of
 from app.errors import CourseNotFound
 from app.search.models import CourseRecord
 from app.search.names import STOPWORDS, content_words, stem, tokens, word_stems
@@ -96,6 +97,7 @@ QUESTION_WORDS = STOPWORDS | frozenset(
         "teaches", "taught", "learn", "summarise", "summarize", "summary", "describe", "discuss", "talk",
         "did", "was", "were", "will", "there", "main", "key", "point", "topic", "instructor", "overview",
         "work", "works", "use", "used", "mean", "means", "best", "good", "get",
+        "whats", "hows", "wheres", "whos", "whens", "whys",  # contractions written without the apostrophe
     }
 )  # fmt: skip
 
@@ -235,7 +237,8 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
             return replace(plan, outline=True, ask=earlier.ask, instructor=earlier.instructor)
         return replace(plan, context=_context([], earlier.topic))
     own = content_words(plan.topic, QUESTION_WORDS)
-    about_answer = _about_answer(own, previous.answer, index)
+    # "what's the usual k?" asks about the symbol the answer used ("k commonly set to 60").
+    about_answer = _about_answer(own, previous.answer, index) or asks_symbol_of(question, previous.answer)
     if not (about_answer or refers_back(question)):
         return plan
     asks_more = not content_words(plan.topic, QUESTION_WORDS | REQUEST_WORDS)

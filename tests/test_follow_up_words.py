@@ -1,0 +1,43 @@
+"""A follow-up's words as people type them: a contraction without its apostrophe asks, and a one-letter
+symbol is the one the previous answer used."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.assistant.base import Exchange, Source
+from app.assistant.extractive.intent import QUESTION_WORDS, understand
+from app.search.names import content_words
+from tests import test_follow_ups
+from tests.test_follow_ups import BREAD, PROOFING, cited
+
+kitchen = test_follow_ups.kitchen  # the baking course's answerer, indexed once per module
+
+SCORING = (
+    "Score the loaf just before it goes into the oven, with n cuts along its length, where n is usually "
+    "three for a long loaf. A blade held at a shallow angle opens an ear along each cut."
+)
+
+
+@pytest.mark.parametrize(
+    "asked", ["whats the proofing time", "hows proofing done", "wheres the starter kept"]
+)
+def test_a_question_word_written_without_its_apostrophe_is_no_topic(asked):
+    assert content_words(asked, QUESTION_WORDS) == content_words(
+        asked.replace("s ", "'s ", 1), QUESTION_WORDS
+    )
+
+
+def test_a_symbol_the_previous_answer_used_carries_its_topic(kitchen):
+    previous = Exchange(question="how do I score a loaf?", answer=SCORING, sources=cited(3))
+    plan = understand("how big should n be?", kitchen.index, previous)
+
+    assert plan.about_answer
+    assert "score" in plan.context.lower()
+
+
+def test_a_symbol_the_previous_answer_never_used_carries_nothing(kitchen):
+    previous = Exchange(question="how do I score a loaf?", answer=SCORING, sources=cited(3))
+    plan = understand("how big should m be?", kitchen.index, previous)
+
+    assert not plan.about_answer
