@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.base import Exchange, Source
+from app.assistant.base import Exchange
 from app.assistant.extractive.intent import QUESTION_WORDS, understand
 from app.search.names import content_words
 from tests import test_follow_ups
-from tests.test_follow_ups import BREAD, PROOFING, cited
+from tests.test_follow_ups import cited
 
 kitchen = test_follow_ups.kitchen  # the baking course's answerer, indexed once per module
 
