@@ -229,7 +229,7 @@ class ExtractiveAnswerer:
                 # both halves share ("trades recall for speed").
                 own = own_subject(topic, other.topic)
                 passages = [p for p in passages if says(own, passage_words(p))] or passages
-            # Its sentences are read for what its pronoun stands for ("how is it reused": dropout).
+            # Its sentences are read for what its pronoun stands for ("how is it invalidated": caching).
             quotes = self.scorer.quotes(resolved(topic, other.topic), passages) if passages else []
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
             if not found:

@@ -1,8 +1,8 @@
 """What a comparison half's pronoun stands for when the half names nothing before it.
 
-"dropout: what does it do in the intro lecture, and how is it reused in the limitations lecture?" splits
-into two halves; the second's "it" is dropout. Its sentences are read for "how is dropout reused", as the
-user meant it, not for "how is it reused" (any sentence about reusing anything).
+"caching: what does it save in the first lesson, and how is it invalidated in the last one?" splits into
+two halves; the second's "it" is caching. Its sentences are read for "how is caching invalidated", as the
+user meant it, not for "how is it invalidated" (any sentence about invalidating anything).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from app.search.split import COURSE_RE, PUNCTUATION, QUESTION_WORDS
 # A pronoun standing for a thing. Not a possessive ("its test client" names its own thing), nor "he" or "she":
 # a person is often what the other half asks for ("who invented X, and what did he win?"), not its words.
 POINTER_RE = re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE)
-# A half that opens on its subject and then asks ("dropout: what does it do …", "HNSW, how is it built?").
+# A half that opens on its subject and then asks ("caching: what does it save …", "HNSW, how is it built?").
 # Words that only ask ("how is it", "what did he"): no subject of their own.
 AUXILIARIES = frozenset(
     {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would"}
@@ -28,7 +28,7 @@ def resolved(topic: str, other: str) -> str:
     """The half with a pronoun that points back replaced by the other half's subject; else the half as is.
 
     A pronoun points back when no word of its own half comes before it but question words and auxiliaries
-    ("how is it reused"); "William burning his boats" and "dropout: what does it do" name their own.
+    ("how is it invalidated"); "the king burning his boats" and "caching: what does it save" name their own.
     """
     pointer = POINTER_RE.search(topic)
     if pointer is None or _names_before(topic[: pointer.start()]):
@@ -38,7 +38,7 @@ def resolved(topic: str, other: str) -> str:
 
 
 def subject(question: str) -> str:
-    """What a question is about, as written: the words it opens on before asking ("dropout: what …"), or
+    """What a question is about, as written: the words it opens on before asking ("caching: what …"), or
     else its words that carry meaning, without the words naming a lesson ("in the intro lecture")."""
     fronted = FRONTED_RE.match(question)
     if fronted is not None:
