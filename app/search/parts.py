@@ -1,10 +1,10 @@
 """Two-part questions: each part's best passage is kept among a search's results.
 
-A comparison searched whole ("re-ranking in RAG versus re-ranking after product quantization", "the CNN
-lecture and the brain lecture") is ranked by whichever part dominates its words, so the other part's
+A comparison searched whole ("caching in Redis versus caching after compression", "the sourdough
+lecture and the pizza lecture") is ranked by whichever part dominates its words, so the other part's
 passages can fall out of the top k. Each half (`split_comparison`) is also searched on its own, within the
 course it names when the search names none ("the RAG course"), or else within the one course the whole
-question names, as its asker means it, and within the lesson it names by a word of its title ("the brain
+question names, as its asker means it, and within the lesson it names by a word of its title ("the pizza
 lecture", "in Cournot": the answerer's rule, `app.search.titled`); its first passage follows the whole
 question's first. The
 first place stays the whole question's, so a question the splitter cuts wrongly ("... and with what
@@ -53,7 +53,7 @@ def part_scope(
     whole: CourseRecord | None = None,
 ) -> PartScope:
     """Where to search one part of a comparison (`other` is the other part): within the lesson it names by
-    a word of its title ("the brain lecture", `lesson_by_title_word`; "in Cournot", `named_lesson`), for
+    a word of its title ("the pizza lecture", `lesson_by_title_word`; "in Cournot", `named_lesson`), for
     its words without those naming it; else as `course_scope` says, within the search's lesson."""
     entries, course = course_scope(searcher, part, library, scope, course, whole)
     if lesson is not None:

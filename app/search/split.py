@@ -6,7 +6,7 @@ happens to rank first. The split is a word-level heuristic: the two compared
 phrases are the words on either side of the joining word, up to punctuation or a word that cannot belong
 to a compared phrase (a question word, a verb of the question, a preposition before the first phrase).
 Only a question that says it compares ("compare", "versus", "both", "each", "difference") is split, or one
-that names two courses, repeats its preposition ("in deployment and in tests"), asks a second question
+that names two courses, repeats its preposition ("in summer and in winter"), asks a second question
 after ", and", or asks the same of two subjects ("how do A and B change what …"): a plain "and" is too
 often part of one thing ("Flask and HTMX", "chunk size and overlap").
 """
@@ -89,7 +89,7 @@ def split_comparison(question: str) -> tuple[str, str] | None:
     """Two questions, one per compared thing, or None when the question compares nothing.
 
     "How does A differ from B?" compares A and B. Otherwise each joining word is tried from the last: "What
-    do the CNN lecture and the brain lecture say about vision and faces?" is split at its first "and", the
+    do the sourdough lecture and the pizza lecture say about yeast and salt?" is split at its first "and", the
     one between two lectures.
     """
     words = question.split()
@@ -158,7 +158,7 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         first, second = " ".join(words[1:start]), " ".join(words[end:])
         return (first, second) if _has_words(first) and _has_words(second) else None
     clause = words[start - 1].endswith(",") and bool(QUESTION_WORDS & {word.lower() for word in words[end:]})
-    # "who invented X and what did he win for it": a second question right after the "and".
+    # "who built X and what did he get for it": a second question right after the "and".
     clause = clause or (end < len(words) and {words[0].lower(), words[end].lower()} <= QUESTION_WORDS)
     # "X in one lecture and where Y came from in another": a second question that stands on its own (no
     # pronoun pointing back at the first).
@@ -167,7 +167,7 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         and words[end].lower() in QUESTION_WORDS
         and not PRONOUNS & {word.lower().strip(PUNCTUATION) for word in words[end:]}
     )
-    if clause:  # "How should X work, and in what order should Y happen?": two questions in one
+    if clause:  # "How should X start, and at what point should Y stop?": two questions in one
         first = " ".join(words[:start]).rstrip(",") + "?"
         second = " ".join(words[end:])
         return (first, second) if _has_words(first) and _has_words(second) else None
@@ -176,7 +176,7 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
     left = _parallel_start(words, left, end) if restated is None else restated
     right = _phrase_end(words, end, start - left)
     if start - left == 1 and _is_name(words[left]) and end < len(words) and _is_name(words[end]):
-        right = _name_end(words, end)  # "Freud and Skinner get criticised": a name against a name
+        right = _name_end(words, end)  # "Bach and Handel get praised": a name against a name
     if left == start or right == end:
         return None
     repeated = left > 0 and end < len(words) and words[left - 1].lower() == words[end].lower() in PREPOSITIONS
@@ -188,14 +188,14 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
         right = _subject_end(words, end)
         words = _without_likeness(words, right)
     first = " ".join(words[:start] + _shared_head(words[left:start], words[end:right]) + words[right:])
-    # "in deployment and in tests": the second phrase brings its own preposition.
+    # "in summer and in winter": the second phrase brings its own preposition.
     second = " ".join(words[: left - 1 if repeated else left] + words[end:])
     return _tidy(first), _tidy(second)
 
 
 def _restated_start(words: list[str], left: int, end: int) -> int | None:
-    """Where the first phrase starts when the second restates the subject the first is about ("reranking in
-    RAG vs reranking after PQ"): at that subject, as the two phrases read alike; else None."""
+    """Where the first phrase starts when the second restates the subject the first is about ("caching in
+    Redis vs caching after compression"): at that subject, as the two phrases read alike; else None."""
     if left < 2 or end >= len(words) or words[left - 1].lower() not in PREPOSITIONS:
         return None
     subject = words[end].lower().strip(PUNCTUATION)

@@ -111,7 +111,7 @@ class ExtractiveAnswerer:
         # stay (a capitalised word is only a likely name).
         opening = fact + [quote for quote in opening if quote not in fact] if fact else opening
         if not opening and plan.quoted_for != plan.query:
-            # A follow-up's own words found nothing close ("why not run it over the whole library?"): the
+            # A follow-up's own words found nothing close ("why not cache it across the whole cluster?"): the
             # sentences are read with the words its pronoun stands for too (their vectors are cached).
             quotes = self.scorer.quotes(plan.query, passages)
             opening = lead(quotes, plan.overview, plan.term, floor)
@@ -197,7 +197,7 @@ class ExtractiveAnswerer:
         """Answer each half of a comparison on its own and quote both; None for a question that is no
         comparison, or when that finds no two answers.
 
-        A half that names a course searches it ("the RAG course and the vector databases course"), one that
+        A half that names a course searches it ("the baking course and the pottery course"), one that
         names a lesson by a word of its title searches that lesson ("the Skinner lecture"). A half that names
         no course keeps the whole question's course (a follow-up's, say, or the one course the other half
         names: "what MCP servers expose vs what clients expose") when that course says every word of the half
@@ -216,7 +216,7 @@ class ExtractiveAnswerer:
             (halves, halves[::-1]), places, places[::-1], strict=True
         ):
             topic = half.topic
-            # A half that points back ("and what did he win for it?") is searched with the other's words too.
+            # A half that points back ("and what did he get for it?") is searched with the other's words too.
             query = f"{query} {other.topic}" if PRONOUN_RE.search(topic) else query
             result = search(self.toolbox, query, course, lesson)
             passages = [] if result.is_error else result.passages

@@ -80,7 +80,7 @@ AGAIN_RE = re.compile(
     r"\b(?:simpler|more simply|simply|in simpler terms|more detail|elaborate|explain (?:that|this|it))\b",
     re.IGNORECASE,
 )
-# Politeness and filler that name nothing: "outline of the rag course pls".
+# Politeness and filler that name nothing: "outline of the pottery course pls".
 FILLER_RE = re.compile(r"\b(?:pls|plz|please|thx|thanks|thank\s+you)\b[.!]?", re.IGNORECASE)
 # "What is X" questions: the term X, which a defining sentence ("X is …") then answers best.
 DEFINITION_QUESTION_RE = re.compile(
@@ -90,7 +90,7 @@ DEFINITION_QUESTION_RE = re.compile(
 # A term of more words than this is a question about something, not a name to define.
 MAX_TERM_WORDS = 4
 # Words of a question that ask rather than say what about: a question left with none of its other words
-# asks for an overview ("What does lesson 4 of the Flask course cover?").
+# asks for an overview ("What does lesson 6 of the pottery course cover?").
 QUESTION_WORDS = STOPWORDS | frozenset(
     {
         "say", "says", "said", "tell", "explain", "explains", "cover", "covers", "covered", "teach",
@@ -130,8 +130,8 @@ class Plan:
     @property
     def quoted_for(self) -> str:
         """What the quoted sentences must answer: the topic, unless it has no word of its own. The words a
-        follow-up stands on would pull the sentences back to the previous question ("what are its gates
-        built from?" would quote what an LSTM is)."""
+        follow-up stands on would pull the sentences back to the previous question ("what are its walls
+        built from?" would quote what a yurt is)."""
         return (
             self.topic if content_words(self.topic, QUESTION_WORDS) and not self.about_answer else self.query
         )
@@ -218,7 +218,7 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     """The plan carried on from the previous exchange, for a question that refers back to it.
 
     "And lesson 4?" keeps the course; "and the testing course?" asks the previous question of that course;
-    "what about the next one?" moves to the following lesson; "explain that more simply" asks the previous
+    "how about the next one?" moves to the following lesson; "explain that more simply" asks the previous
     question again within its lesson. A question that points back ("who came up with it?", "why is it too
     low there?"), has no word of its own, or only asks for more ("can you give an example?") is also
     searched with the previous question's words (conversational query expansion); every follow-up,
@@ -295,7 +295,7 @@ def _cited_lessons(previous: Exchange, course_title: str) -> tuple[int, ...]:
 
 def _about_answer(own: list[str], answer: str, index: CourseIndex) -> bool:
     """True when the previous answer said most of a question's own words, weighed by rarity: "what value is
-    k usually set to?" after an answer saying "k commonly set to 60" asks about that answer."""
+    n usually set to?" after an answer saying "n commonly set to 8" asks about that answer."""
     stems = list(dict.fromkeys(stem(word) for word in own))
     if not stems:
         return False
@@ -370,8 +370,8 @@ def defined_term(question: str) -> list[str] | None:
 
 def _without(text: str, named_by: str, at: tuple[int, int] | None = None) -> str:
     """The question without the words that named the course and the lesson: what it is about. Given where
-    the naming phrase stands (`at`), only its words there go ("how does the server know a request came from
-    htmx, in the htmx course?" is still about HTMX)."""
+    the naming phrase stands (`at`), only its words there go ("how does the broker know a message came from
+    redis, in the redis course?" is still about Redis)."""
     start, end = at or (0, len(text))
     if named_by:
         gone = {stem(token) for token in tokens(named_by)} | {token.lower() for token in tokens(named_by)}

@@ -106,7 +106,7 @@ def find_course(question: str, index: CourseIndex) -> CourseRef:
 
 
 def _bare_name(question: str, index: CourseIndex) -> CourseRef | None:
-    """The course a bare "<name> course" names ("cosine similarity - rag course"), if one such phrase does."""
+    """The course a bare "<name> course" names ("proofing times - bread course"), if one such phrase does."""
     for match in BARE_RE.finditer(question):
         words = list(re.finditer(r"\S+", match.group(1)))
         after_small = [at + 1 for at, word in enumerate(words) if word.group(0).lower() in STOPWORDS]

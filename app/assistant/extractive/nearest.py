@@ -1,7 +1,7 @@
 """The meaning check of a decline: when the word a question is about is one the courses never say.
 
 Keyword search cannot match a word the courses never say, so the hybrid ranking's first passage is then found
-by the question's other, generic words ("install" and "labs" of "how do I install pytorch for the labs?"),
+by the question's other, generic words ("install" and "labs" of "how do I install blender for the labs?"),
 and it holds them: its share of the question looks covered. The passage nearest the question in meaning
 alone still looks for the topic. On a covered question worded unlike the courses (a name the captions spell
 another way) that passage is about it and holds the rest of the question; on a question no course covers it
