@@ -117,9 +117,14 @@ class FakeEmbedder:
 
 def course_text(title: str, *lessons: str) -> str:
     """A TXT course document with one lesson per text."""
+    return titled_course_text(title, *((f"Part {number}", text) for number, text in enumerate(lessons, 1)))
+
+
+def titled_course_text(title: str, *lessons: tuple[str, str]) -> str:
+    """A TXT course document with one lesson per (title, text)."""
     lines = [f"Course Title: {title}", "Course Instructor: Test Person"]
-    for number, text in enumerate(lessons, start=1):
-        lines += [f"Lesson {number}: Part {number}", f"Lesson Link: https://example.com/{number}", text]
+    for number, (name, text) in enumerate(lessons, start=1):
+        lines += [f"Lesson {number}: {name}", f"Lesson Link: https://example.com/{number}", text]
     return "\n".join(lines) + "\n"
 
 

@@ -17,14 +17,11 @@ COURSES = {
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     """The index of two made-up one-lesson courses."""
-    from tests.helpers import Library
+    from tests.helpers import Library, titled_course_text
 
     library = Library(tmp_path_factory.mktemp("bare"))
     for number, (title, lessons) in enumerate(COURSES.items()):
-        lines = [f"Course Title: {title}", "Course Instructor: Test Person"]
-        for lesson, (name, text) in enumerate(lessons, start=1):
-            lines += [f"Lesson {lesson}: {name}", f"Lesson Link: https://example.com/{number}/{lesson}", text]
-        (library.docs / f"course{number}.txt").write_text("\n".join(lines) + "\n")
+        (library.docs / f"course{number}.txt").write_text(titled_course_text(title, *lessons))
     report = library.indexer.sync()
     assert not report.problems, report.problems
     return library.index

@@ -16,13 +16,10 @@ LESSONS = (
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     """The index of one made-up two-lesson course whose title says "sourdough"."""
-    from tests.helpers import Library
+    from tests.helpers import Library, titled_course_text
 
     library = Library(tmp_path_factory.mktemp("sourdough"))
-    lines = [f"Course Title: {COURSE}", "Course Instructor: Test Person"]
-    for number, (title, text) in enumerate(LESSONS, start=1):
-        lines += [f"Lesson {number}: {title}", f"Lesson Link: https://example.com/{number}", text]
-    (library.docs / "sourdough.txt").write_text("\n".join(lines) + "\n")
+    (library.docs / "sourdough.txt").write_text(titled_course_text(COURSE, *LESSONS))
     report = library.indexer.sync()
     assert not report.problems, report.problems
     return library.index

@@ -31,25 +31,18 @@ HERBS = (
 )
 
 
-def course(title: str, *lessons: tuple[str, str]) -> str:
-    """A TXT course document whose lessons have titles of their own."""
-    lines = [f"Course Title: {title}", "Course Instructor: Test Person"]
-    for number, (name, text) in enumerate(lessons, start=1):
-        lines += [f"Lesson {number}: {name}", f"Lesson Link: https://example.com/{number}", text]
-    return "\n".join(lines) + "\n"
-
-
 @pytest.fixture(scope="module")
 def kitchen(tmp_path_factory):
     """An extractive answerer over a three-lesson baking course and a one-lesson gardening course."""
     from app.assistant.extractive.answerer import ExtractiveAnswerer
     from app.assistant.tools import ToolBox
-    from tests.helpers import Library
+    from tests.helpers import Library, titled_course_text
 
     library = Library(tmp_path_factory.mktemp("kitchen"))
-    baking = course(BREAD, ("Sourdough Starters", STARTERS), ("Proofing", PROOFING), ("Baking", BAKING))
+    lessons = (("Sourdough Starters", STARTERS), ("Proofing", PROOFING), ("Baking", BAKING))
+    baking = titled_course_text(BREAD, *lessons)
     (library.docs / "bread.txt").write_text(baking)
-    (library.docs / "garden.txt").write_text(course(GARDEN, ("Herbs on the Windowsill", HERBS)))
+    (library.docs / "garden.txt").write_text(titled_course_text(GARDEN, ("Herbs on the Windowsill", HERBS)))
     report = library.indexer.sync()
     assert not report.problems, report.problems
     return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
@@ -187,10 +180,10 @@ GOING_LIVE = (
 def test_a_follow_up_with_nothing_close_in_the_quoted_lesson_is_answered_from_its_course(tmp_path):
     from app.assistant.extractive.answerer import ExtractiveAnswerer
     from app.assistant.tools import ToolBox
-    from tests.helpers import Library
+    from tests.helpers import Library, titled_course_text
 
     library = Library(tmp_path)
-    web = course("Small Web Apps", ("Routes and Views", ROUTES), ("Going Live", GOING_LIVE))
+    web = titled_course_text("Small Web Apps", ("Routes and Views", ROUTES), ("Going Live", GOING_LIVE))
     (library.docs / "web.txt").write_text(web)
     assert not library.indexer.sync().problems
     answerer = ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
