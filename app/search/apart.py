@@ -7,7 +7,7 @@ an unhyphenated one is matched here: a word the library never says, split into t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from app.search.names import STOPWORDS, stem, tokens
 
@@ -41,6 +41,11 @@ def split(
 
 def said_apart(word: str, text: str) -> bool:
     """True when `text` says the word's two halves side by side ("mini batches" says "minibatching")."""
-    words = [stem(token) for token in tokens(text)]
-    pairs = set(zip(words, words[1:], strict=False))
-    return any((stem(first), stem(second)) in pairs for first, second in halves(word))
+    return bool(words_said_apart([word], text))
+
+
+def words_said_apart(words: Iterable[str], text: str) -> list[str]:
+    """The words whose two halves `text` says side by side ("image net" says "imagenet"), reading it once."""
+    stems = [stem(token) for token in tokens(text)]
+    pairs = set(zip(stems, stems[1:], strict=False))
+    return [word for word in words if any((stem(one), stem(two)) in pairs for one, two in halves(word))]

@@ -46,7 +46,7 @@ def covered(view: LibraryView, text: str, vocabulary: frozenset[str], named: fro
             said(term)
             or word.lower() in named
             or variants([term], said)
-            or view.apart(word, vocabulary)
+            or view.written_otherwise(word, vocabulary)
             or view.speller.correct(word, vocabulary) is not None
         ):
             held += weight

@@ -167,16 +167,16 @@ class LibraryView:
                 found.add(stem(joined))
             else:
                 found.update(lexical_terms(chain))
-        found |= self.joined(text) | self.apart(text, vocabulary)
+        found |= self.joined(text) | self.written_otherwise(text, vocabulary)
         # A number the transcripts write the other way ("5": "five").
         return found | variants(found, lambda term: self.frequencies[term] > 0)
 
-    def apart(self, text: str, vocabulary: frozenset[str]) -> set[str]:
-        """The halves of each word of the text that the library lacks but says as two words ("minibatch").
+    def written_otherwise(self, text: str, vocabulary: frozenset[str]) -> set[str]:
+        """The halves of each word of the text that the library lacks but says as two words ("minibatch"),
+        and the words a shortening it lacks begins ("backprop": "backpropagation", `completions`).
 
         Not of an English word (`vocabulary`): "invented" is no "inven" + "ted", "outline" no "out" + "line";
-        and only halves that some chunk says both of ("sub" and "field" said apart are no "subfield"). A
-        word it lacks that begins a few of its words stands for them ("backprop": "backpropagation").
+        and only halves that some chunk says both of ("sub" and "field" said apart are no "subfield").
         """
 
         def said(term: str) -> bool:

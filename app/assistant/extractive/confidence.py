@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from app.assistant.extractive.intent import QUESTION_WORDS
-from app.search.apart import said_apart
+from app.search.apart import words_said_apart
 from app.search.embedding.protocol import Embedder
 from app.search.models import Outline, Passage
 from app.search.names import (
@@ -246,7 +246,8 @@ def said_by(passage: Passage, text: str) -> set[str]:
     held = passage_words(passage)
     compounds = {joined for joined, parts in compound_parts(text).items() if parts <= held}
     # A word the passage says as two ("mini batch" for "minibatch"): transcripts write compounds apart.
-    apart = {stem(word) for word in tokens(text) if stem(word) not in held and said_apart(word, passage.text)}
+    unheld = [word for word in tokens(text) if stem(word) not in held]
+    apart = {stem(word) for word in words_said_apart(unheld, passage.text)}
     # "grading" is said by "grade": the crude stem ("grad") lost the base word's silent e.
     based = {term for term in map(stem, tokens(text)) if silent_e(term, held.__contains__)}
     return held | compounds | apart | based

@@ -5,13 +5,14 @@ in two words where the question writes one ("image net" for "imagenet": captions
 from __future__ import annotations
 
 from app.assistant.extractive.sentences import root
+from app.search.apart import words_said_apart
 from app.search.models import Passage
-from app.search.names import content_words, letters_of, spelled_out, stem, tokens
+from app.search.names import content_words, letters_of, spelled_out, tokens
 
 
 def said_share(keywords: set[str], topic: str, sentence: str) -> float:
     """Return the share of the topic's keywords that the sentence says (see the module)."""
-    words = content_words(sentence) + abbreviated(topic, sentence) + _joined(keywords, sentence)
+    words = content_words(sentence) + abbreviated(topic, sentence) + words_said_apart(keywords, sentence)
     return _share(keywords, words)
 
 
@@ -21,7 +22,7 @@ def keyword_share(keywords: set[str], topic: str, passage: Passage, sentence: st
     # lesson's title ("Freud" in the Freud lecture) is what all of its sentences are about.
     telling = keywords - set(content_words(passage.course_title))
     words = content_words(sentence) + content_words(passage.lesson_title) + abbreviated(topic, sentence)
-    words += _joined(telling, sentence)
+    words += words_said_apart(telling, sentence)
     return _share(telling, words)
 
 
@@ -29,13 +30,6 @@ def _share(keywords: set[str], words: list[str]) -> float:
     """The share of the keywords that the words hold, one of a family standing for another."""
     said = {root(word) for word in words}
     return len([word for word in keywords if root(word) in said]) / len(keywords) if keywords else 0.0
-
-
-def _joined(keywords: set[str], sentence: str) -> list[str]:
-    """The keywords the sentence says as two words written apart ("image net" for "imagenet")."""
-    words = tokens(sentence)
-    pairs = {stem(first + second) for first, second in zip(words, words[1:], strict=False)}
-    return [word for word in keywords if word in pairs]
 
 
 def abbreviated(topic: str, sentence: str) -> list[str]:
