@@ -6,9 +6,8 @@ passages can fall out of the top k. Each half (`split_comparison`) is also searc
 course it names when the search names none ("the RAG course"), or else within the one course the whole
 question names, as its asker means it, and within the lesson it names by a word of its title ("the pizza
 lecture", "in Cournot": the answerer's rule, `app.search.titled`); its first passage follows the whole
-question's first. The
-first place stays the whole question's, so a question the splitter cuts wrongly ("... and with what
-architecture?") keeps its best passage first. Measured on both libraries (README):
+question's first. The first place stays the whole question's, so a question the splitter cuts wrongly
+("... and with what architecture?") keeps its best passage first. Measured on both libraries (README):
 the passages of both lessons of a two-lesson question come sooner; no single-passage question moved.
 A question comparing nothing that names a lesson by its title is searched within that lesson.
 """
