@@ -259,6 +259,8 @@ def said_by(passage: Passage, text: str) -> set[str]:
 def written_together(text: str, said: str) -> set[str]:
     """The stems of the question `text`'s two-word compounds that a passage (`said`) says as one term: its two
     words side by side ("zero-sum" is said by "a zero sum game", not by "zero" and "sum" apart)."""
+    if "-" not in text:
+        return set()
     words = [_unended(stem(token)) for token in tokens(said)]
     pairs = set(zip(words, words[1:], strict=False))
     return {
