@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
 from bench.eval_signals import SIGNALS, best_threshold, errors_at
@@ -17,14 +18,14 @@ def spread(rows: list[dict[str, Any]], signal: str, covered: bool) -> str:
     return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
 
 
-def print_signals(libraries: dict[str, list[dict[str, Any]]]) -> None:
+def print_signals(libraries: dict[str, list[dict[str, Any]]], signals: Sequence[str] = SIGNALS) -> None:
     """Per library and signal: its spread, the best cut fitted there, and that cut's errors everywhere."""
     names = list(libraries)
     for fitted in names:
         rows = libraries[fitted]
         table = []
         present = [
-            signal for signal in SIGNALS if all(signal in row for name in names for row in libraries[name])
+            signal for signal in signals if all(signal in row for name in names for row in libraries[name])
         ]
         for signal in present:
             cut, _ = best_threshold(rows, signal)

@@ -31,7 +31,9 @@ from app.search.embedding.protocol import Embedder
 from app.search.models import Outline, Passage
 from app.search.names import (
     CHAIN_RE,
+    HYPHENATED_RE,
     acronym_matches,
+    compound,
     compound_parts,
     silent_e,
     stem,
@@ -241,16 +243,37 @@ def coverage(words: list[str], weights: dict[str, float], held: set[str]) -> flo
 
 
 def said_by(passage: Passage, text: str) -> set[str]:
-    """The passage's words, with each compound of the question `text` whose parts it says ("top-k" is said
-    by "the top k chunks", "minibatch" by "mini batch": a compound is written apart as often as joined)."""
+    """The passage's words, with each compound of the question `text` whose two words it says side by side
+    ("top-k" is said by "the top k chunks": a compound is written apart as often as joined)."""
     held = passage_words(passage)
-    compounds = {joined for joined, parts in compound_parts(text).items() if parts <= held}
+    titled = f"{passage.course_title}. {passage.lesson_title or ''}. {passage.text}"
+    compounds = written_together(text, titled)
     # A word the passage says as two ("mini batch" for "minibatch"): transcripts write compounds apart.
     unheld = [word for word in tokens(text) if stem(word) not in held]
     apart = {stem(word) for word in words_said_apart(unheld, passage.text)}
     # "grading" is said by "grade": the crude stem ("grad") lost the base word's silent e.
     based = {term for term in map(stem, tokens(text)) if silent_e(term, held.__contains__)}
     return held | compounds | apart | based
+
+
+def written_together(text: str, said: str) -> set[str]:
+    """The stems of the question `text`'s two-word compounds that a passage (`said`) says as one term: its two
+    words side by side ("zero-sum" is said by "a zero sum game", not by "zero" and "sum" apart)."""
+    if "-" not in text:
+        return set()
+    words = [_unended(stem(token)) for token in tokens(said)]
+    pairs = set(zip(words, words[1:], strict=False))
+    return {
+        stem(joined)
+        for match in HYPHENATED_RE.finditer(text)
+        if (joined := compound(match.group())) is not None
+        and tuple(_unended(stem(part)) for part in match.group().split("-")) in pairs
+    }
+
+
+def _unended(word: str) -> str:
+    """A stem without a final e, so a base word meets its "-ing" form ("tune" and "tuning" both "tun")."""
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 def signals(
@@ -266,8 +289,10 @@ def signals(
     if not unique or not passages:
         return Signals(cosine=cosine, coverage=1.0 if not unique else 0.0)
     held = said_by(passages[0], text)
-    # A compound's joined form only adds: a passage not saying it is judged by the compound's parts.
-    unique = [word for word in unique if word in held or word not in compound_parts(text)] or unique
+    # A compound's joined form only adds: a passage saying none of its parts is judged by them. One saying
+    # them apart but never together ("zero" and "sum", no "zero-sum") speaks of the parts, not the compound.
+    parts = compound_parts(text)
+    unique = [word for word in unique if word in held or word not in parts or parts[word] & held] or unique
     found = [word in held for word in unique]
     if all(found) or not any(found):
         # All found or none: the share is 1 or 0 whatever the weights, so spare the embedding.
