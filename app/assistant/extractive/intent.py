@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
-from app.assistant.extractive.ellipsis import elliptical
 from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
 from app.assistant.extractive.pointing import points_back
 from app.assistant.extractive.symbols import asks_symbol_of
@@ -243,8 +242,7 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
     if not (about_answer or refers_back(question)):
         return plan
     asks_more = not content_words(plan.topic, QUESTION_WORDS | REQUEST_WORDS)
-    carried = PRONOUN_RE.search(question) or asks_more or about_answer or _points_at_both(question)
-    if carried or elliptical(own, index):
+    if PRONOUN_RE.search(question) or asks_more or about_answer or _points_at_both(question):
         context = _context(own, _plan(previous.question, index).topic)
         pointing = PRONOUN_RE.search(question) or points_back(question, previous.answer)
         plan = replace(plan, context=context, about_answer=about_answer and not pointing)
