@@ -21,4 +21,5 @@ def next_chunk(quotes: Sequence[Quote], passage: Passage) -> list[Quote]:
     found too (the sentences it repeats from the overlap are listed under the passage already); else none."""
     course, lesson, chunk = passage.place
     after = (course, lesson, chunk + 1)
-    return sorted((quote for quote in quotes if quote.passage.place == after), key=lambda quote: quote.position)
+    found = [quote for quote in quotes if quote.passage.place == after]
+    return sorted(found, key=lambda quote: quote.position)
