@@ -47,7 +47,7 @@ from app.assistant.extractive.render import (
     reply,
 )
 from app.assistant.extractive.retrieve import course_outline, search, search_query, wider
-from app.assistant.extractive.spelled import given_in_full, in_full
+from app.assistant.extractive.spelled import in_full
 from app.assistant.tools import ToolBox, ToolResult
 from app.search.embedding.protocol import Embedder
 from app.search.models import CourseRecord, Passage
@@ -92,7 +92,7 @@ class ExtractiveAnswerer:
     def _search(self, plan: Plan) -> Answer:
         """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
         result = self._retrieve(plan)
-        full = in_full(self.index, plan.query, result.passages) if not result.is_error else {}
+        full = in_full(self.index, plan.topic, result.passages) if not result.is_error else {}
         if full:
             # An acronym the lessons say only in full is searched, and its sentences quoted, in full too.
             plan = replace(plan, topic=f"{plan.topic} ({', '.join(full.values())})")
@@ -180,9 +180,6 @@ class ExtractiveAnswerer:
         # ("db" for database), not a subject they lack: it does not count against the passages.
         short = [word for word in words if len(word) == 2]
         unsaid = set(short) - self.index.held(short) if short else set()
-        # So is a lower-case acronym no course writes, searched with its words in full (spelled.py).
-        full = given_in_full(words, plan.query)
-        unsaid |= full - self.index.held(sorted(full)) if full else set()
         words = [word for word in words if word not in unsaid]
         measured = signals(plan.query, words, passages, self.index.rarity, self.meaning)
         # A comparison's whole question spans courses (it is answered whole when its halves find one thing).
