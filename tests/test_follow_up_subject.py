@@ -120,3 +120,12 @@ def test_a_lead_on_a_passages_last_sentence_reads_on_into_the_next_chunk():
     assert quoted[0].startswith("A common mistake") and "The heat escapes and the loaf stays pale." in quoted
     # Without the next chunk found, the lead reads back within its own passage.
     assert lead(found[:3], False)[0].sentence.startswith("Preheat")
+
+
+def test_the_carried_words_keep_a_hyphenated_term_whole(workshop):
+    # "e" alone is too short to carry, and "bike" alone is any bike.
+    asked = "what does an e-bike chain need?"
+    previous = Exchange(question=asked, answer=CHAINS, sources=[])
+    plan = understand("how is it oiled?", workshop.index, previous)
+
+    assert "e-bike" in plan.context.split()
