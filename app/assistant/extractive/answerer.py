@@ -87,7 +87,8 @@ class ExtractiveAnswerer:
         answer = self._search(plan)
         carried = with_subject(plan, history[-1], self.index) if history and not answer.sources else None
         # A short follow-up whose own words find nothing asks about the previous subject (ellipsis.py).
-        return self._search(carried) if carried is not None else answer
+        retried = self._search(carried) if carried is not None else answer
+        return retried if retried.sources else answer
 
     def _search(self, plan: Plan) -> Answer:
         """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
