@@ -21,8 +21,10 @@ from app.assistant.extractive.confidence import (
     signals,
     unmentioned,
 )
+from app.assistant.extractive.ellipsis import with_subject
 from app.assistant.extractive.fact_near import fact_near_topic
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
+from app.assistant.extractive.meant import meant
 from app.assistant.extractive.nearest import nearest_share
 from app.assistant.extractive.quotes import (
     MIN_RELEVANCE,
@@ -82,7 +84,11 @@ class ExtractiveAnswerer:
             return reply(OUTLINE_NOTE if plan.outline else SEARCH_NOTE, plan.course_error, [], False)
         if plan.outline:
             return self._outline(plan)
-        return self._search(plan)
+        answer = self._search(plan)
+        carried = with_subject(plan, history[-1], self.index) if history and not answer.sources else None
+        # A short follow-up whose own words find nothing asks about the previous subject (ellipsis.py).
+        retried = self._search(carried) if carried is not None else answer
+        return retried if retried.sources else answer
 
     def _search(self, plan: Plan) -> Answer:
         """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
@@ -113,7 +119,7 @@ class ExtractiveAnswerer:
         if not opening and plan.quoted_for != plan.query:
             # A follow-up's own words found nothing close ("why not cache it across the whole cluster?"): the
             # sentences are read with the words its pronoun stands for too (their vectors are cached).
-            quotes = self.scorer.quotes(plan.query, passages)
+            quotes = self.scorer.quotes(meant(plan.topic, plan.context), passages)
             opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening and plan.near:
             # Nothing close in the lessons just quoted ("which server should I use?" after an answer from

@@ -17,7 +17,7 @@ from app.assistant.extractive.pointing import points_back
 from app.assistant.extractive.symbols import asks_symbol_of
 from app.errors import CourseNotFound
 from app.search.models import CourseRecord
-from app.search.names import STOPWORDS, content_words, stem, tokens, word_stems
+from app.search.names import CHAIN_RE, STOPWORDS, content_words, stem, tokens, word_stems
 from app.search.titled import lesson_by_title_word
 
 if TYPE_CHECKING:
@@ -325,7 +325,7 @@ def _context(own: list[str], earlier: str) -> str:
     """The earlier topic's words that the follow-up lacks: what a pronoun or an ellipsis stands for."""
     added = [
         word
-        for word in tokens(earlier)
+        for word in CHAIN_RE.findall(earlier)  # "hx-target" whole: its short half alone says little
         if word.lower() not in QUESTION_WORDS and len(word) > 2 and stem(word) not in own
     ]
     return " ".join(dict.fromkeys(added))

@@ -11,6 +11,7 @@ from app.assistant.extractive.answer_types import asked_type, bonus
 from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import keyword_share, said_share
+from app.assistant.extractive.onward import next_chunk
 from app.assistant.extractive.replies import answers
 from app.assistant.extractive.sentence_vectors import SentenceVectors
 from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, is_question, repeats
@@ -308,6 +309,9 @@ def _window(quotes: list[Quote], anchor: Quote) -> list[Quote]:
     "Yeah, the guy in blue. Um." before a student's reply)."""
     own = _own(quotes, anchor.passage)
     at = own.index(anchor)
+    ahead = own[at:] + next_chunk(quotes, anchor.passage) if len(own) - at < LEAD_SENTENCES else []
+    if len(ahead) >= LEAD_SENTENCES:  # the lesson goes on in the next chunk, found too (onward.py)
+        return _trimmed(ahead[:LEAD_SENTENCES])
     start = at
     while start > 0 and len(own) - start < LEAD_SENTENCES and not _silent(own[start - 1]):
         start -= 1

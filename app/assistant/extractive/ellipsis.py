@@ -1,0 +1,41 @@
+"""A follow-up that says only a few words of its own ("is a fixed cutoff ok?" after a question on cosine
+similarity) may leave its subject out: the previous question's.
+
+It is answered from its own words first: "and what is projection?" after a question on defence mechanisms
+asks about projection, and the previous words would pull the search back to what was just answered. Only
+when its own words find nothing is it asked again with the previous question's words, and only when the
+library says every word of its own: a short follow-up naming something no course says ("and blender?")
+asks about that thing, which the previous topic's passages would answer wrongly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from app.assistant.base import Exchange
+from app.assistant.extractive.intent import FEW_WORDS, QUESTION_WORDS, Plan, _context, _plan
+from app.search.names import content_words, stem
+
+if TYPE_CHECKING:
+    from app.search.index import CourseIndex
+
+
+def elliptical(own: list[str], index: CourseIndex) -> bool:
+    """True when a follow-up's own content words are few (some, at most FEW_WORDS) and all said by the
+    library."""
+    stems = list(dict.fromkeys(stem(word) for word in own))
+    return 0 < len(stems) <= FEW_WORDS and index.held(stems) == set(stems)
+
+
+def with_subject(plan: Plan, previous: Exchange, index: CourseIndex) -> Plan | None:
+    """The plan of a follow-up that left its subject out, with the previous question's words; None for any
+    other question (a comparison, one naming its lesson, one already carrying words on, one whose own
+    words are many or unsaid)."""
+    if plan.halves is not None or plan.context or plan.lesson is not None or plan.outline or not plan.near:
+        return None
+    own = content_words(plan.topic, QUESTION_WORDS)
+    if not elliptical(own, index):
+        return None
+    context = _context(own, _plan(previous.question, index).topic)
+    return replace(plan, context=context) if context else None
