@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
-from app.assistant.extractive.intent import FEW_WORDS, QUESTION_WORDS, Plan, _context, _plan
+from app.assistant.extractive.intent import FEW_WORDS, QUESTION_WORDS, Plan, carried_words, plan_of
 from app.search.names import content_words, stem
 
 if TYPE_CHECKING:
@@ -37,5 +37,5 @@ def with_subject(plan: Plan, previous: Exchange, index: CourseIndex) -> Plan | N
     own = content_words(plan.topic, QUESTION_WORDS)
     if not elliptical(own, index):
         return None
-    context = _context(own, _plan(previous.question, index).topic)
+    context = carried_words(own, plan_of(previous.question, index).topic)
     return replace(plan, context=context) if context else None

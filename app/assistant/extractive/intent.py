@@ -150,7 +150,7 @@ class Plan:
 
 def understand(question: str, index: CourseIndex, previous: Exchange | None = None) -> Plan:
     """The Plan for a question; one that names no course carries on from the previous exchange."""
-    plan = _plan(question, index)
+    plan = plan_of(question, index)
     if previous is not None:
         plan = follow_up(plan, question, previous, index)
     if plan.outline:
@@ -159,7 +159,7 @@ def understand(question: str, index: CourseIndex, previous: Exchange | None = No
     if halves is None and previous is not None:
         # "how does it differ from IVF?": "it" is what the previous question asked about, searched where
         # that answer was found; the thing named searches every course unless the question names one.
-        stands_for = _context([], _plan(previous.question, index).topic)
+        stands_for = carried_words([], plan_of(previous.question, index).topic)
         resolved = SUBJECT_RE.sub(stands_for, question, count=1) if stands_for else question
         halves = _halves(split_comparison(resolved), index) if resolved != question else None
         if halves is not None and plan.course is not None:
@@ -181,11 +181,11 @@ def _halves(parts: tuple[str, str] | None, index: CourseIndex) -> tuple[Plan, ..
     course that exists, or has no topic, is no comparison: the question is answered as one."""
     if not parts:
         return None
-    halves = tuple(_plan(CUE_RE.sub(" ", part), index) for part in parts)
+    halves = tuple(plan_of(CUE_RE.sub(" ", part), index) for part in parts)
     return None if any(half.course_error or half.overview for half in halves) else halves
 
 
-def _plan(question: str, index: CourseIndex) -> Plan:
+def plan_of(question: str, index: CourseIndex) -> Plan:
     """Decide the tool, course, lesson and topic from the question alone."""
     question = FILLER_RE.sub(" ", question).strip() or question
     ref = find_course(question, index)
@@ -232,10 +232,10 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         # ("who teaches the RAG course?") as one, its topic as the words searched.
         if not (plan.lesson is None and plan.overview and not plan.outline and refers_back(question)):
             return plan
-        earlier = _plan(previous.question, index)
+        earlier = plan_of(previous.question, index)
         if earlier.outline:
             return replace(plan, outline=True, ask=earlier.ask, instructor=earlier.instructor)
-        return replace(plan, context=_context([], earlier.topic))
+        return replace(plan, context=carried_words([], earlier.topic))
     own = content_words(plan.topic, QUESTION_WORDS)
     # "what's the usual k?" asks about the symbol the answer used ("k commonly set to 60").
     about_answer = _about_answer(own, previous.answer, index) or asks_symbol_of(question, previous.answer)
@@ -243,7 +243,7 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         return plan
     asks_more = not content_words(plan.topic, QUESTION_WORDS | REQUEST_WORDS)
     if PRONOUN_RE.search(question) or asks_more or about_answer or _points_at_both(question):
-        context = _context(own, _plan(previous.question, index).topic)
+        context = carried_words(own, plan_of(previous.question, index).topic)
         pointing = PRONOUN_RE.search(question) or points_back(question, previous.answer)
         plan = replace(plan, context=context, about_answer=about_answer and not pointing)
     cited = next((source for source in previous.sources if source.course_title), None)
@@ -321,7 +321,7 @@ def _points_at_both(question: str) -> bool:
     return bool(REFERENT_RE.search(question)) and len(question.split()) <= SHORT_QUESTION_WORDS
 
 
-def _context(own: list[str], earlier: str) -> str:
+def carried_words(own: list[str], earlier: str) -> str:
     """The earlier topic's words that the follow-up lacks: what a pronoun or an ellipsis stands for."""
     added = [
         word
