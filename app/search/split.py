@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from app.search.aspects import subject_sides
 from app.search.names import FUNCTION_WORDS, stem
 
 CUE_RE = re.compile(
@@ -100,7 +101,7 @@ def split_comparison(question: str) -> tuple[str, str] | None:
         halves = _split_at(question, words, joint)
         if halves is not None:
             return halves
-    return _change(words)
+    return subject_sides(words) or _change(words)
 
 
 def _differ(words: list[str]) -> tuple[str, str] | None:
