@@ -1,0 +1,74 @@
+"""Comparison kinds asked in other words: "<subject>: <side> and <side>", and a half that only says where to
+look ("... vs what the pottery course says"). Made-up courses, the real embedding model."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.search.split import split_comparison
+from tests.helpers import Library
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        (
+            "sourdough starter: feeding schedule and keeping it in the fridge",
+            ("feeding schedule (sourdough starter)", "keeping it in the fridge (sourdough starter)"),
+        ),
+        (
+            "glaze firing - cone numbers and cooling speed?",
+            ("cone numbers (glaze firing)?", "cooling speed (glaze firing)?"),
+        ),
+    ],
+)
+def test_a_subject_then_two_sides_asks_each_side(question, halves):
+    assert split_comparison(question) == halves
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "sourdough starter and levain",  # no subject before a colon: one thing
+        "sourdough: flour, water and salt: the ratios",  # two colons: no one subject
+        "sourdough: flour and water and salt",  # three sides
+        "sourdough: what do flour and water do",  # a question of its own after the colon
+        "sourdough: and",  # no sides
+    ],
+)
+def test_other_questions_with_a_colon_are_not_split_so(question):
+    assert split_comparison(question) is None
+
+
+BAKING = [
+    "Bread dough is mixed from flour, water, yeast and salt, then kneaded until it is smooth and elastic. "
+    "Kneading develops the gluten network that traps the gas the yeast makes.",
+    "Drying is the enemy of a loaf's crust: cover the dough with a damp towel while it proves, or the surface "
+    "dries into a hard skin that cracks in the oven. Bakers mist the oven with water for the same reason.",
+]
+POTTERY = [
+    "Clay is wedged before throwing to push out air bubbles that would burst in the kiln. Wedging also "
+    "evens the moisture through the lump.",
+    "Drying must be slow and even: a pot left in a draught dries faster at the rim than at the base and "
+    "cracks there. Cover the rim with plastic so the whole pot reaches leather hard together.",
+]
+
+
+@pytest.fixture(scope="module")
+def crafts(tmp_path_factory):
+    """An extractive answerer over a baking course and a pottery course of their own."""
+    from app.assistant.extractive import ExtractiveAnswerer
+    from app.assistant.tools import ToolBox
+
+    library = Library(tmp_path_factory.mktemp("crafts"))
+    library.write("baking.txt", "Home Baking", *BAKING)
+    library.write("pottery.txt", "Pottery Basics", *POTTERY)
+    assert not library.indexer.sync().problems
+    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+
+
+def test_a_half_naming_only_its_course_asks_the_other_halfs_question_there(crafts):
+    answer = crafts.answer("what does the baking course say about drying vs what the pottery course says", [])
+    assert {source.course_title for source in answer.sources} == {"Home Baking", "Pottery Basics"}
+    assert "damp towel" in answer.markdown
+    assert "Cover the rim with plastic" in answer.markdown or "dries faster at the rim" in answer.markdown
