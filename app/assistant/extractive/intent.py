@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
-from app.assistant.extractive.named_only import shared_topics
+from app.assistant.extractive.half_topics import shared_topics
 from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
 from app.assistant.extractive.pointing import points_back
 from app.assistant.extractive.symbols import asks_symbol_of
