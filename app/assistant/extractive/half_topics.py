@@ -1,7 +1,9 @@
-"""A comparison half that only says where to look ("… vs what the pottery course says") asks the other half's question
-there: split at its joining word, "what does the baking course say about glazes vs what the pottery course
-says" leaves its second half no topic of its own, only the course it names. Such a half is no reason to
-answer the question whole (where neither course's passage need come first); it takes the other half's topic.
+"""A comparison half that only says where to look ("… vs what the pottery course says") asks the other
+half's question there.
+
+Split at its joining word, "what does the baking course say about glazes vs what the pottery course says"
+leaves its second half no topic of its own, only the course it names. Such a half is no reason to answer
+the question whole (where neither course's passage need come first): it takes the other half's topic.
 """
 
 from __future__ import annotations
