@@ -44,7 +44,8 @@ BAKING = [
     "Bread dough is mixed from flour, water, yeast and salt, then kneaded until it is smooth and elastic. "
     "Kneading develops the gluten network that traps the gas the yeast makes.",
     "Drying is the enemy of a loaf's crust: cover the dough with a damp towel while it proves, or the "
-    "surface dries into a hard skin that cracks in the oven. Bakers mist the oven with water for the same reason.",
+    "surface dries into a hard skin that cracks in the oven. Bakers mist the oven with water for the same "
+    "reason.",
 ]
 POTTERY = [
     "Clay is wedged before throwing to push out air bubbles that would burst in the kiln. Wedging also "

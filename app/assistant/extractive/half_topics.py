@@ -26,4 +26,3 @@ def shared_topics(halves: tuple[Plan, ...]) -> tuple[Plan, ...]:
         replace(half, topic=other.topic) if names_only(half) and not other.overview else half
         for half, other in zip(halves, halves[::-1], strict=True)
     )
-
