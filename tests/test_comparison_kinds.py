@@ -73,3 +73,37 @@ def test_a_half_naming_only_its_course_asks_the_other_halfs_question_there(craft
     assert {source.course_title for source in answer.sources} == {"Home Baking", "Pottery Basics"}
     assert "damp towel" in answer.markdown
     assert "Cover the rim with plastic" in answer.markdown or "dries faster at the rim" in answer.markdown
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        (
+            "what glazes do stoneware kilns need vs what earthenware kilns need",
+            ("what glazes do stoneware kilns need?", "what glazes earthenware kilns need"),
+        ),
+        (
+            "which flours does sourdough use and which brioche uses",
+            ("which flours does sourdough use?", "which flours brioche uses"),
+        ),
+        (
+            "how many folds does croissant dough get vs how many puff pastry gets",
+            ("how many folds does croissant dough get?", "how many folds puff pastry gets"),
+        ),
+    ],
+)
+def test_the_second_half_of_a_parallel_question_keeps_the_thing_asked(question, halves):
+    assert split_comparison(question) == halves
+
+
+@pytest.mark.parametrize(
+    ("question", "second"),
+    [
+        ("what does the oven heat vs what the proofer warms", "what the proofer warms"),  # no thing asked
+        ("how many folds does croissant dough get vs how puff pastry rises", "how puff pastry rises"),
+        ("what glazes do kilns need vs what does a wheel need", "what does a wheel need"),  # its own frame
+    ],
+)
+def test_a_second_half_asking_its_own_question_is_left_as_it_is(question, second):
+    halves = split_comparison(question)
+    assert halves is not None and halves[1] == second

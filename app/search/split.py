@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from app.search.asked_thing import with_asked_thing
 from app.search.aspects import subject_sides
 from app.search.names import FUNCTION_WORDS, stem
 
@@ -100,7 +101,7 @@ def split_comparison(question: str) -> tuple[str, str] | None:
     for joint in _joints(words):
         halves = _split_at(question, words, joint)
         if halves is not None:
-            return halves
+            return halves[0], with_asked_thing(*halves)
     return subject_sides(words) or _change(words)
 
 
