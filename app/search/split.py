@@ -8,7 +8,9 @@ to a compared phrase (a question word, a verb of the question, a preposition bef
 Only a question that says it compares ("compare", "versus", "both", "each", "difference") is split, or one
 that names two courses, repeats its preposition ("in summer and in winter"), asks a second question
 after ", and", or asks the same of two subjects ("how do A and B change what …"): a plain "and" is too
-often part of one thing ("Flask and HTMX", "chunk size and overlap").
+often part of one thing ("Flask and HTMX", "chunk size and overlap"). A subject before a colon or dash and
+two sides after it ("X: A and B") asks one question per side (`app.search.aspects`); a second half that
+leaves out the thing asked ("what N do A do vs what B do") takes it (`app.search.asked_thing`).
 """
 
 from __future__ import annotations
