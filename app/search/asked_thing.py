@@ -1,4 +1,6 @@
-"""Give the second half of "what N does A do vs what B does" the thing asked about (N) too.
+"""What one half of a comparison shares with the other: the thing asked about, or its whole words.
+
+Give the second half of "what N does A do vs what B does" the thing asked about (N) too.
 
 "what primitives do servers expose vs what clients expose" splits into "what primitives do servers
 expose?" and "what clients expose": the second half names its subject ("clients") but leaves out what is
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 QUESTION_WORDS = frozenset({"what", "which", "how", "whose"})
 AUXILIARIES = frozenset({"do", "does", "did", "is", "are", "was", "were", "can", "could", "should", "will"})
+PUNCTUATION = ",;:?!.()"
 # At most this many words between the question word and its auxiliary: more is a clause, not a thing.
 MAX_THING = 3
 
@@ -36,3 +39,10 @@ def with_asked_thing(first: str, second: str) -> str:
     if aux is None or not shared < aux <= shared + MAX_THING:
         return second
     return " ".join([*rest[:shared], *head[shared:aux], *rest[shared:]])
+
+
+def restates(first: list[str], second: list[str]) -> bool:
+    """True when the second phrase opens on the whole first one ("chunking" and "chunking with overlap"): it
+    is the first with a qualifier, and the qualifier runs to the clause's end, however long."""
+    said = [word.lower().strip(PUNCTUATION) for word in first]
+    return bool(said) and len(second) > len(said) and [word.lower() for word in second[: len(said)]] == said

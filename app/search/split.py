@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from app.search.asked_thing import with_asked_thing
+from app.search.asked_thing import restates, with_asked_thing
 from app.search.aspects import subject_sides
 from app.search.names import FUNCTION_WORDS, stem
 
@@ -179,6 +179,8 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
     restated = _restated_start(words, left, end)
     left = _parallel_start(words, left, end) if restated is None else restated
     right = _phrase_end(words, end, start - left)
+    if restates(words[left:start], words[end:]):  # "chunking vs chunking with overlap and a prefix": whole
+        right = _phrase_end(words, end, len(words))
     if start - left == 1 and _is_name(words[left]) and end < len(words) and _is_name(words[end]):
         right = _name_end(words, end)  # "Bach and Handel get praised": a name against a name
     if left == start or right == end:
