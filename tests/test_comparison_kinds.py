@@ -107,3 +107,51 @@ def test_the_second_half_of_a_parallel_question_keeps_the_thing_asked(question, 
 def test_a_second_half_asking_its_own_question_is_left_as_it_is(question, second):
     halves = split_comparison(question)
     assert halves is not None and halves[1] == second
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        ("proofing vs proofing in a cold fridge overnight", ("proofing", "proofing in a cold fridge overnight")),
+        (
+            "glazing vs glazing with a second dipped coat, which lasts?",
+            ("glazing which lasts?", "glazing with a second dipped coat, which lasts?"),
+        ),
+    ],
+)
+def test_a_half_that_restates_the_other_with_a_qualifier_keeps_it_whole(question, halves):
+    assert split_comparison(question) == halves
+
+
+def test_the_plain_half_is_about_passages_without_the_others_qualifier():
+    from app.assistant.extractive.comparison import about
+
+    # "proofing" against "proofing in the fridge": the fridge passage is the other half's.
+    assert about(set(), {"fridge"}, {"proof", "dough", "warm"})
+    assert not about(set(), {"fridge"}, {"proof", "dough", "fridge"})
+    # Every word the other adds must be said: "cold" alone is not "cold fridge".
+    assert about(set(), {"cold", "fridge"}, {"proof", "cold", "room"})
+    # A half with a subject of its own is about what says it; two halves alike, about nothing in particular.
+    assert about({"rye"}, {"wheat"}, {"rye", "flour"})
+    assert not about({"rye"}, {"wheat"}, {"wheat", "flour"})
+    assert not about(set(), set(), {"proof"})
+
+
+PROOFING = [
+    "Shaping comes first: fold the dough into a tight ball. The final proofing takes about an hour in a warm "
+    "kitchen, and the dough is ready when a floured finger leaves a dent that springs back slowly.",
+    "Proofing is the yeast's slow work on the dough. Proofing in the fridge overnight slows the yeast, so the "
+    "proofing dough can wait ten to sixteen hours. Proofing cold in the fridge deepens the flavour.",
+]
+
+
+@pytest.fixture(scope="module")
+def bread(tmp_path_factory):
+    """An extractive answerer over a two-lesson bread course of its own."""
+    return Library.answerer_over(tmp_path_factory.mktemp("bread"), "Bread at Home", *PROOFING)
+
+
+def test_the_plain_half_quotes_the_plain_thing(bread):
+    answer = bread.answer("proofing vs proofing in the fridge", [])
+    assert [source.lesson_number for source in answer.sources] == [1, 2]
+    assert "floured finger" in answer.markdown.split("Lesson 2", 1)[0]
