@@ -112,7 +112,10 @@ def test_a_second_half_asking_its_own_question_is_left_as_it_is(question, second
 @pytest.mark.parametrize(
     ("question", "halves"),
     [
-        ("proofing vs proofing in a cold fridge overnight", ("proofing", "proofing in a cold fridge overnight")),
+        (
+            "proofing vs proofing in a cold fridge overnight",
+            ("proofing", "proofing in a cold fridge overnight"),
+        ),
         (
             "glazing vs glazing with a second dipped coat, which lasts?",
             ("glazing which lasts?", "glazing with a second dipped coat, which lasts?"),
@@ -140,8 +143,8 @@ def test_the_plain_half_is_about_passages_without_the_others_qualifier():
 PROOFING = [
     "Shaping comes first: fold the dough into a tight ball. The final proofing takes about an hour in a warm "
     "kitchen, and the dough is ready when a floured finger leaves a dent that springs back slowly.",
-    "Proofing is the yeast's slow work on the dough. Proofing in the fridge overnight slows the yeast, so the "
-    "proofing dough can wait ten to sixteen hours. Proofing cold in the fridge deepens the flavour.",
+    "Proofing is the yeast's slow work on the dough. Proofing in the fridge overnight slows the yeast, so "
+    "the proofing dough can wait ten to sixteen hours. Proofing cold in the fridge deepens the flavour.",
 ]
 
 
