@@ -158,3 +158,34 @@ def test_the_plain_half_quotes_the_plain_thing(bread):
     answer = bread.answer("proofing vs proofing in the fridge", [])
     assert [source.lesson_number for source in answer.sources] == [1, 2]
     assert "floured finger" in answer.markdown.split("Lesson 2", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        ("is rye flour denser than spelt?", ("is rye flour denser?", "is spelt denser?")),
+        (
+            "why is a gas kiln more even than an electric kiln for glazes?",
+            ("why is a gas kiln more even for glazes?", "why is an electric kiln more even for glazes?"),
+        ),
+        (
+            "are starters better than dry yeast, and why?",
+            ("are starters better, and why?", "are dry yeast better, and why?"),
+        ),
+    ],
+)
+def test_a_comparative_asks_it_of_each_thing(question, halves):
+    assert split_comparison(question) == halves
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is it more than ten minutes?",  # a quantity
+        "is the oven hotter than 250 degrees?",  # a number
+        "is there anything other than rye?",
+        "does rye rise less than spelt?",  # not framed by "to be": where A ends is not written
+    ],
+)
+def test_a_than_that_compares_no_two_things_is_not_split(question):
+    assert split_comparison(question) is None

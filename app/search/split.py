@@ -10,7 +10,8 @@ that names two courses, repeats its preposition ("in summer and in winter"), ask
 after ", and", or asks the same of two subjects ("how do A and B change what …"): a plain "and" is too
 often part of one thing ("Flask and HTMX", "chunk size and overlap"). A subject before a colon or dash and
 two sides after it ("X: A and B") asks one question per side (`app.search.aspects`); a second half that
-leaves out the thing asked ("what N do A do vs what B do") takes it (`app.search.asked_thing`).
+leaves out the thing asked ("what N do A do vs what B do") takes it (`app.search.asked_thing`); "is A
+faster than B?" asks each (`app.search.comparative`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 
 from app.search.asked_thing import restates, with_asked_thing
 from app.search.aspects import subject_sides
+from app.search.comparative import comparative_halves
 from app.search.names import FUNCTION_WORDS, stem
 
 CUE_RE = re.compile(
@@ -104,7 +106,7 @@ def split_comparison(question: str) -> tuple[str, str] | None:
         halves = _split_at(question, words, joint)
         if halves is not None:
             return halves[0], with_asked_thing(*halves)
-    return subject_sides(words) or _change(words)
+    return comparative_halves(words) or subject_sides(words) or _change(words)
 
 
 def _differ(words: list[str]) -> tuple[str, str] | None:
