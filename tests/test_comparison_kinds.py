@@ -189,3 +189,33 @@ def test_a_comparative_asks_it_of_each_thing(question, halves):
 )
 def test_a_than_that_compares_no_two_things_is_not_split(question):
     assert split_comparison(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        (
+            "kneading and folding: which builds more gluten?",
+            ("kneading: which builds more gluten?", "folding: which builds more gluten?"),
+        ),
+        (
+            "raku and pit firing - how hot do they get",
+            ("raku: how hot do they get", "pit firing: how hot do they get"),
+        ),
+    ],
+)
+def test_two_things_then_a_question_asks_it_of_each(question, halves):
+    assert split_comparison(question) == halves
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "the bread and pastry course: how long is it?",  # a course's name
+        "kneading and folding: the gluten",  # no question after the colon
+        # a clause, not two things
+        "kneading, shaping and folding the dough by hand and machine: which is best?",
+    ],
+)
+def test_a_head_that_is_one_thing_asks_once(question):
+    assert split_comparison(question) is None

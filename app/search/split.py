@@ -9,7 +9,8 @@ Only a question that says it compares ("compare", "versus", "both", "each", "dif
 that names two courses, repeats its preposition ("in summer and in winter"), asks a second question
 after ", and", or asks the same of two subjects ("how do A and B change what …"): a plain "and" is too
 often part of one thing ("Flask and HTMX", "chunk size and overlap"). A subject before a colon or dash and
-two sides after it ("X: A and B") asks one question per side (`app.search.aspects`); a second half that
+two sides after it ("X: A and B"), or two things and a question ("A and B: which …?"), asks one question
+per side (`app.search.aspects`); a second half that
 leaves out the thing asked ("what N do A do vs what B do") takes it (`app.search.asked_thing`); "is A
 faster than B?" asks each (`app.search.comparative`).
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 
 from app.search.asked_thing import restates, with_asked_thing
-from app.search.aspects import subject_sides
+from app.search.aspects import subject_sides, things_then_question
 from app.search.comparative import comparative_halves
 from app.search.names import FUNCTION_WORDS, stem
 
@@ -106,7 +107,8 @@ def split_comparison(question: str) -> tuple[str, str] | None:
         halves = _split_at(question, words, joint)
         if halves is not None:
             return halves[0], with_asked_thing(*halves)
-    return comparative_halves(words) or subject_sides(words) or _change(words)
+    halves = comparative_halves(words) or subject_sides(words) or things_then_question(words)
+    return halves or _change(words)
 
 
 def _differ(words: list[str]) -> tuple[str, str] | None:
