@@ -30,14 +30,12 @@ MAX_THING = 4
 
 def subject_sides(words: list[str]) -> tuple[str, str] | None:
     """The two questions "<side> (<subject>)" of "<subject>: <side> and <side>", else None."""
-    ends = [at for at, word in enumerate(words) if word.endswith(":") or word in DASHES]
-    if len(ends) != 1:
+    parts = _at_colon(words, after=True)
+    if parts is None:
         return None
-    head, tail = words[: ends[0] + 1], words[ends[0] + 1 :]
-    joins = [at for at, word in enumerate(tail) if word.lower() == "and"]
-    if len(joins) != 1 or QUESTION_WORDS & {word.lower().strip(PUNCTUATION) for word in tail}:
+    head, (first, second) = parts
+    if QUESTION_WORDS & {word.lower().strip(PUNCTUATION) for word in first + second}:
         return None
-    first, second = tail[: joins[0]], tail[joins[0] + 1 :]
     if not all(content_words(" ".join(part)) for part in (head, first, second)):
         return None
     subject = " ".join(head[:-1] if head[-1] in DASHES else head).rstrip(":")
@@ -48,19 +46,30 @@ def subject_sides(words: list[str]) -> tuple[str, str] | None:
 
 def things_then_question(words: list[str]) -> tuple[str, str] | None:
     """The two questions "<thing>: <question>" of "<thing> and <thing>: <question>", else None."""
-    ends = [at for at, word in enumerate(words) if word.endswith(":") or word in DASHES]
-    if len(ends) != 1:
+    parts = _at_colon(words, after=False)
+    if parts is None:
         return None
-    head, tail = words[: ends[0] + 1], words[ends[0] + 1 :]
-    joins = [at for at, word in enumerate(head) if word.lower() == "and"]
-    if len(joins) != 1 or not tail or tail[0].lower().strip(PUNCTUATION) not in QUESTION_WORDS:
+    tail, (first, second) = parts
+    if not tail or tail[0].lower().strip(PUNCTUATION) not in QUESTION_WORDS:
         return None
-    first, second = head[: joins[0]], head[joins[0] + 1 :]
-    if second and second[-1] in DASHES:
-        second = second[:-1]
-    if COURSE_RE.search(" ".join(head)) or not all(0 < len(thing) <= MAX_THING for thing in (first, second)):
+    second = second[:-1] if second and second[-1] in DASHES else second
+    if COURSE_RE.search(" ".join(first + second)) or not all(0 < len(thing) <= MAX_THING for thing in (first, second)):
         return None
     if not all(content_words(" ".join(thing)) for thing in (first, second)):
         return None
     question = " ".join(tail)
     return f"{' '.join(first)}: {question}", f"{' '.join(second).rstrip(':')}: {question}"
+
+
+def _at_colon(words: list[str], after: bool) -> tuple[list[str], tuple[list[str], list[str]]] | None:
+    """The words on the question's one colon or dash: the side without the "and" (the head, colon
+    included, or the tail), and the other side cut at its one "and" (`after`: the tail is cut)."""
+    ends = [at for at, word in enumerate(words) if word.endswith(":") or word in DASHES]
+    if len(ends) != 1:
+        return None
+    head, tail = words[: ends[0] + 1], words[ends[0] + 1 :]
+    whole, cut = (head, tail) if after else (tail, head)
+    joins = [at for at, word in enumerate(cut) if word.lower() == "and"]
+    if len(joins) != 1:
+        return None
+    return whole, (cut[: joins[0]], cut[joins[0] + 1 :])
