@@ -53,9 +53,9 @@ def things_then_question(words: list[str]) -> tuple[str, str] | None:
     if not tail or tail[0].lower().strip(PUNCTUATION) not in QUESTION_WORDS:
         return None
     second = second[:-1] if second and second[-1] in DASHES else second
-    if COURSE_RE.search(" ".join(first + second)) or not all(0 < len(thing) <= MAX_THING for thing in (first, second)):
+    if COURSE_RE.search(" ".join(first + second)):  # "the bread and pastry course: …" names one course
         return None
-    if not all(content_words(" ".join(thing)) for thing in (first, second)):
+    if not all(0 < len(thing) <= MAX_THING and content_words(" ".join(thing)) for thing in (first, second)):
         return None
     question = " ".join(tail)
     return f"{' '.join(first)}: {question}", f"{' '.join(second).rstrip(':')}: {question}"
