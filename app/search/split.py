@@ -8,13 +8,20 @@ to a compared phrase (a question word, a verb of the question, a preposition bef
 Only a question that says it compares ("compare", "versus", "both", "each", "difference") is split, or one
 that names two courses, repeats its preposition ("in summer and in winter"), asks a second question
 after ", and", or asks the same of two subjects ("how do A and B change what …"): a plain "and" is too
-often part of one thing ("Flask and HTMX", "chunk size and overlap").
+often part of one thing ("Flask and HTMX", "chunk size and overlap"). A subject before a colon or dash and
+two sides after it ("X: A and B"), or two things and a question ("A and B: which …?"), asks one question
+per side (`app.search.aspects`); a second half that
+leaves out the thing asked ("what N do A do vs what B do") takes it (`app.search.asked_thing`); "is A
+faster than B?" asks each (`app.search.comparative`).
 """
 
 from __future__ import annotations
 
 import re
 
+from app.search.asked_thing import restates, with_asked_thing
+from app.search.aspects import subject_sides, things_then_question
+from app.search.comparative import comparative_halves
 from app.search.names import FUNCTION_WORDS, stem
 
 CUE_RE = re.compile(
@@ -99,8 +106,9 @@ def split_comparison(question: str) -> tuple[str, str] | None:
     for joint in _joints(words):
         halves = _split_at(question, words, joint)
         if halves is not None:
-            return halves
-    return _change(words)
+            return halves[0], with_asked_thing(*halves)
+    halves = comparative_halves(words) or subject_sides(words) or things_then_question(words)
+    return halves or _change(words)
 
 
 def _differ(words: list[str]) -> tuple[str, str] | None:
@@ -175,6 +183,8 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
     restated = _restated_start(words, left, end)
     left = _parallel_start(words, left, end) if restated is None else restated
     right = _phrase_end(words, end, start - left)
+    if restates(words[left:start], words[end:]):  # "chunking vs chunking with overlap and a prefix": whole
+        right = _phrase_end(words, end, len(words))
     if start - left == 1 and _is_name(words[left]) and end < len(words) and _is_name(words[end]):
         right = _name_end(words, end)  # "Bach and Handel get praised": a name against a name
     if left == start or right == end:

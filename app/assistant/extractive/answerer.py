@@ -12,7 +12,7 @@ from dataclasses import replace
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.answer_types import asked_type
 from app.assistant.extractive.antecedent import resolved
-from app.assistant.extractive.comparison import distinctive, named_lesson, own_subject, says, without_title
+from app.assistant.extractive.comparison import about, distinctive, named_lesson, own_subject, without_title
 from app.assistant.extractive.confidence import (
     MIN_CONFIDENCE,
     MeaningWeights,
@@ -233,8 +233,8 @@ class ExtractiveAnswerer:
             if lesson is None:
                 # A half is answered by what speaks of its own subject ("IVF" against "HNSW"), not by what
                 # both halves share ("trades recall for speed").
-                own = own_subject(topic, other.topic)
-                passages = [p for p in passages if says(own, passage_words(p))] or passages
+                own, theirs = own_subject(topic, other.topic), own_subject(other.topic, topic)
+                passages = [p for p in passages if about(own, theirs, passage_words(p))] or passages
             # Its sentences are read for what its pronoun stands for ("how is it invalidated": caching).
             quotes = self.scorer.quotes(resolved(topic, other.topic), passages) if passages else []
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)

@@ -12,6 +12,7 @@ from app.search.titled import distinctive, named_lesson, without_title
 
 __all__ = [
     "COURSE_RE",
+    "about",
     "CUE_RE",
     "distinctive",
     "named_lesson",
@@ -50,3 +51,12 @@ def says(own: set[str], words: set[str]) -> bool:
         for mine in own
         for word in words
     )
+
+
+def about(own: set[str], theirs: set[str], words: set[str]) -> bool:
+    """True when a passage's words speak of a half's own subject (`own`). A half with none, all of whose
+    words the other half says ("chunking" against "chunking with overlap"), is the plain thing: a passage
+    speaks of it unless it says every word the other half adds (`theirs`)."""
+    if own:
+        return says(own, words)
+    return bool(theirs) and not all(says({word}, words) for word in theirs)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
+from app.assistant.extractive.half_topics import shared_topics
 from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
 from app.assistant.extractive.pointing import points_back
 from app.assistant.extractive.symbols import asks_symbol_of
@@ -181,7 +182,7 @@ def _halves(parts: tuple[str, str] | None, index: CourseIndex) -> tuple[Plan, ..
     course that exists, or has no topic, is no comparison: the question is answered as one."""
     if not parts:
         return None
-    halves = tuple(plan_of(CUE_RE.sub(" ", part), index) for part in parts)
+    halves = shared_topics(tuple(plan_of(CUE_RE.sub(" ", part), index) for part in parts))
     return None if any(half.course_error or half.overview for half in halves) else halves
 
 

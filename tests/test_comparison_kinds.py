@@ -1,0 +1,221 @@
+"""Comparison kinds asked in other words: "<subject>: <side> and <side>", and a half that only says where to
+look ("... vs what the pottery course says"). Made-up courses, the real embedding model."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.search.split import split_comparison
+from tests.helpers import Library
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        (
+            "sourdough starter: feeding schedule and keeping it in the fridge",
+            ("feeding schedule (sourdough starter)", "keeping it in the fridge (sourdough starter)"),
+        ),
+        (
+            "glaze firing - cone numbers and cooling speed?",
+            ("cone numbers (glaze firing)?", "cooling speed (glaze firing)?"),
+        ),
+    ],
+)
+def test_a_subject_then_two_sides_asks_each_side(question, halves):
+    assert split_comparison(question) == halves
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "sourdough starter and levain",  # no subject before a colon: one thing
+        "sourdough: flour, water and salt: the ratios",  # two colons: no one subject
+        "sourdough: flour and water and salt",  # three sides
+        "sourdough: what do flour and water do",  # a question of its own after the colon
+        "sourdough: and",  # no sides
+    ],
+)
+def test_other_questions_with_a_colon_are_not_split_so(question):
+    assert split_comparison(question) is None
+
+
+BAKING = [
+    "Bread dough is mixed from flour, water, yeast and salt, then kneaded until it is smooth and elastic. "
+    "Kneading develops the gluten network that traps the gas the yeast makes.",
+    "Drying is the enemy of a loaf's crust: cover the dough with a damp towel while it proves, or the "
+    "surface dries into a hard skin that cracks in the oven. Bakers mist the oven with water for the same "
+    "reason.",
+]
+POTTERY = [
+    "Clay is wedged before throwing to push out air bubbles that would burst in the kiln. Wedging also "
+    "evens the moisture through the lump.",
+    "Drying must be slow and even: a pot left in a draught dries faster at the rim than at the base and "
+    "cracks there. Cover the rim with plastic so the whole pot reaches leather hard together.",
+]
+
+
+@pytest.fixture(scope="module")
+def crafts(tmp_path_factory):
+    """An extractive answerer over a baking course and a pottery course of their own."""
+    from app.assistant.extractive import ExtractiveAnswerer
+    from app.assistant.tools import ToolBox
+
+    library = Library(tmp_path_factory.mktemp("crafts"))
+    library.write("baking.txt", "Home Baking", *BAKING)
+    library.write("pottery.txt", "Pottery Basics", *POTTERY)
+    assert not library.indexer.sync().problems
+    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+
+
+def test_a_half_naming_only_its_course_asks_the_other_halfs_question_there(crafts):
+    answer = crafts.answer("what does the baking course say about drying vs what the pottery course says", [])
+    assert {source.course_title for source in answer.sources} == {"Home Baking", "Pottery Basics"}
+    assert "damp towel" in answer.markdown
+    assert "Cover the rim with plastic" in answer.markdown or "dries faster at the rim" in answer.markdown
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        (
+            "what glazes do stoneware kilns need vs what earthenware kilns need",
+            ("what glazes do stoneware kilns need?", "what glazes earthenware kilns need"),
+        ),
+        (
+            "which flours does sourdough use and which brioche uses",
+            ("which flours does sourdough use?", "which flours brioche uses"),
+        ),
+        (
+            "how many folds does croissant dough get vs how many puff pastry gets",
+            ("how many folds does croissant dough get?", "how many folds puff pastry gets"),
+        ),
+    ],
+)
+def test_the_second_half_of_a_parallel_question_keeps_the_thing_asked(question, halves):
+    assert split_comparison(question) == halves
+
+
+@pytest.mark.parametrize(
+    ("question", "second"),
+    [
+        ("what does the oven heat vs what the proofer warms", "what the proofer warms"),  # no thing asked
+        ("how many folds does croissant dough get vs how puff pastry rises", "how puff pastry rises"),
+        ("what glazes do kilns need vs what does a wheel need", "what does a wheel need"),  # its own frame
+    ],
+)
+def test_a_second_half_asking_its_own_question_is_left_as_it_is(question, second):
+    halves = split_comparison(question)
+    assert halves is not None and halves[1] == second
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        (
+            "proofing vs proofing in a cold fridge overnight",
+            ("proofing", "proofing in a cold fridge overnight"),
+        ),
+        (
+            "glazing vs glazing with a second dipped coat, which lasts?",
+            ("glazing which lasts?", "glazing with a second dipped coat, which lasts?"),
+        ),
+    ],
+)
+def test_a_half_that_restates_the_other_with_a_qualifier_keeps_it_whole(question, halves):
+    assert split_comparison(question) == halves
+
+
+def test_the_plain_half_is_about_passages_without_the_others_qualifier():
+    from app.assistant.extractive.comparison import about
+
+    # "proofing" against "proofing in the fridge": the fridge passage is the other half's.
+    assert about(set(), {"fridge"}, {"proof", "dough", "warm"})
+    assert not about(set(), {"fridge"}, {"proof", "dough", "fridge"})
+    # Every word the other adds must be said: "cold" alone is not "cold fridge".
+    assert about(set(), {"cold", "fridge"}, {"proof", "cold", "room"})
+    # A half with a subject of its own is about what says it; two halves alike, about nothing in particular.
+    assert about({"rye"}, {"wheat"}, {"rye", "flour"})
+    assert not about({"rye"}, {"wheat"}, {"wheat", "flour"})
+    assert not about(set(), set(), {"proof"})
+
+
+PROOFING = [
+    "Shaping comes first: fold the dough into a tight ball. The final proofing takes about an hour in a warm "
+    "kitchen, and the dough is ready when a floured finger leaves a dent that springs back slowly.",
+    "Proofing is the yeast's slow work on the dough. Proofing in the fridge overnight slows the yeast, so "
+    "the proofing dough can wait ten to sixteen hours. Proofing cold in the fridge deepens the flavour.",
+]
+
+
+@pytest.fixture(scope="module")
+def bread(tmp_path_factory):
+    """An extractive answerer over a two-lesson bread course of its own."""
+    return Library.answerer_over(tmp_path_factory.mktemp("bread"), "Bread at Home", *PROOFING)
+
+
+def test_the_plain_half_quotes_the_plain_thing(bread):
+    answer = bread.answer("proofing vs proofing in the fridge", [])
+    assert [source.lesson_number for source in answer.sources] == [1, 2]
+    assert "floured finger" in answer.markdown.split("Lesson 2", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        ("is rye flour denser than spelt?", ("is rye flour denser?", "is spelt denser?")),
+        (
+            "why is a gas kiln more even than an electric kiln for glazes?",
+            ("why is a gas kiln more even for glazes?", "why is an electric kiln more even for glazes?"),
+        ),
+        (
+            "are starters better than dry yeast, and why?",
+            ("are starters better, and why?", "are dry yeast better, and why?"),
+        ),
+    ],
+)
+def test_a_comparative_asks_it_of_each_thing(question, halves):
+    assert split_comparison(question) == halves
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is it more than ten minutes?",  # a quantity
+        "is the oven hotter than 250 degrees?",  # a number
+        "is there anything other than rye?",
+        "does rye rise less than spelt?",  # not framed by "to be": where A ends is not written
+    ],
+)
+def test_a_than_that_compares_no_two_things_is_not_split(question):
+    assert split_comparison(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "halves"),
+    [
+        (
+            "kneading and folding: which builds more gluten?",
+            ("kneading: which builds more gluten?", "folding: which builds more gluten?"),
+        ),
+        (
+            "raku and pit firing - how hot do they get",
+            ("raku: how hot do they get", "pit firing: how hot do they get"),
+        ),
+    ],
+)
+def test_two_things_then_a_question_asks_it_of_each(question, halves):
+    assert split_comparison(question) == halves
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "the bread and pastry course: how long is it?",  # a course's name
+        "kneading and folding: the gluten",  # no question after the colon
+        # a clause, not two things
+        "kneading, shaping and folding the dough by hand and machine: which is best?",
+    ],
+)
+def test_a_head_that_is_one_thing_asks_once(question):
+    assert split_comparison(question) is None
