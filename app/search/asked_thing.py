@@ -11,9 +11,11 @@ question word and has no auxiliary of its own (it continues the first's frame).
 
 from __future__ import annotations
 
-QUESTION_WORDS = frozenset({"what", "which", "how", "whose"})
+from app.search.wording import PUNCTUATION
+
+# The question words that ask for a thing ("what primitives", "how many layers").
+ASKING_WORDS = frozenset({"what", "which", "how", "whose"})
 AUXILIARIES = frozenset({"do", "does", "did", "is", "are", "was", "were", "can", "could", "should", "will"})
-PUNCTUATION = ",;:?!.()"
 # At most this many words between the question word and its auxiliary: more is a clause, not a thing.
 MAX_THING = 3
 
@@ -24,7 +26,7 @@ def with_asked_thing(first: str, second: str) -> str:
     if len(head) < 3 or len(rest) < 2:
         return second
     opening = head[0].lower()
-    if opening not in QUESTION_WORDS or rest[0].lower() != opening:
+    if opening not in ASKING_WORDS or rest[0].lower() != opening:
         return second
     if AUXILIARIES & {word.lower() for word in rest}:
         return second

@@ -16,14 +16,10 @@ course: …") is one thing.
 
 from __future__ import annotations
 
-import re
-
 from app.search.names import content_words
+from app.search.wording import COURSE_RE, DASHES, PUNCTUATION, QUESTION_WORDS
 
-DASHES = frozenset({"-", "–", "—"})
-QUESTION_WORDS = frozenset({"how", "what", "why", "which", "where", "when", "who", "whats", "hows"})
-PUNCTUATION = ",;:?!.()"
-COURSE_RE = re.compile(r"\b(?:course|class|lecture|lesson)\b", re.IGNORECASE)
+OPENERS = QUESTION_WORDS | frozenset({"whats", "hows"})
 # Each of the two things before the colon is at most this many words: longer, the head is a clause.
 MAX_THING = 4
 
@@ -34,7 +30,7 @@ def subject_sides(words: list[str]) -> tuple[str, str] | None:
     if parts is None:
         return None
     head, (first, second) = parts
-    if QUESTION_WORDS & {word.lower().strip(PUNCTUATION) for word in first + second}:
+    if OPENERS & {word.lower().strip(PUNCTUATION) for word in first + second}:
         return None
     if not all(content_words(" ".join(part)) for part in (head, first, second)):
         return None
@@ -50,7 +46,7 @@ def things_then_question(words: list[str]) -> tuple[str, str] | None:
     if parts is None:
         return None
     tail, (first, second) = parts
-    if not tail or tail[0].lower().strip(PUNCTUATION) not in QUESTION_WORDS:
+    if not tail or tail[0].lower().strip(PUNCTUATION) not in OPENERS:
         return None
     second = second[:-1] if second and second[-1] in DASHES else second
     if COURSE_RE.search(" ".join(first + second)):  # "the bread and pastry course: …" names one course

@@ -9,6 +9,8 @@ are read: in "does A return fewer results than B", where A ends is not written.
 
 from __future__ import annotations
 
+from app.search.wording import PUNCTUATION
+
 BE = frozenset({"is", "are", "was", "were"})
 # The words before "than" that make it a comparison; "-er" words too ("faster", "cheaper"). "more than"
 # alone is a quantity ("more than ten").
@@ -21,7 +23,6 @@ ENDS = frozenset(
         "which",
     }
 )  # fmt: skip
-PUNCTUATION = ",;:?!."
 PRONOUNS = frozenset({"it", "this", "that", "there", "they", "he", "she", "i", "you", "we", "one"})
 # The opening ("is", "why is") and each compared thing are at most this many words.
 MAX_OPENING = 2

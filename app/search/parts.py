@@ -22,8 +22,9 @@ from app.search.models import CourseRecord, Passage
 from app.search.names import content_words
 from app.search.resolver import mentioned_course
 from app.search.searcher import Searcher
-from app.search.split import COURSE_RE, split_comparison
+from app.search.split import split_comparison
 from app.search.titled import lesson_by_title_word, named_lesson, without_title
+from app.search.wording import COURSE_RE
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2

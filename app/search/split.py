@@ -23,6 +23,7 @@ from app.search.asked_thing import restates, with_asked_thing
 from app.search.aspects import subject_sides, things_then_question
 from app.search.comparative import comparative_halves
 from app.search.names import FUNCTION_WORDS, stem
+from app.search.wording import COURSE_RE, DASHES, PUNCTUATION, QUESTION_WORDS
 
 CUE_RE = re.compile(
     r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?(?:\s+between)?|differs?|contrast"
@@ -34,8 +35,6 @@ CHOICE_RE = re.compile(
     r"\b(?:better|worse|prefer|preferred|choose|pick|rather|whether|which (?:is|one|should|would|to))\b",
     re.IGNORECASE,
 )
-COURSE_RE = re.compile(r"\b(?:course|class|lecture|lesson)\b", re.IGNORECASE)
-QUESTION_WORDS = frozenset({"how", "what", "why", "which", "where", "when", "who"})
 PREPOSITIONS = frozenset({"in", "of", "about", "for", "on", "from", "with", "to", "at", "by", "during"})
 # "compared with"/"compared to" join too; the first word is the joiner, the second is skipped.
 COMPARED_RE = re.compile(r"^compared$", re.IGNORECASE)
@@ -88,8 +87,6 @@ OPENINGS = QUESTION_WORDS | frozenset(
 # The second phrase takes at most this many words more than the first (or MIN_SECOND in all).
 EXTRA_WORDS = 1
 MIN_SECOND = 4
-PUNCTUATION = ",;:?!.()"
-DASHES = frozenset({"-", "–", "—"})
 
 
 def split_comparison(question: str) -> tuple[str, str] | None:

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from app.search.models import CourseRecord
 from app.search.names import content_words
-from app.search.split import COURSE_RE, PUNCTUATION
+from app.search.wording import COURSE_RE, PUNCTUATION
 
 # "the lecture on Skinner", "the Skinner lecture": one word naming a lesson by its title. "The lecture on"
 # is tried first, so that "the lecture" is not read as a lesson named "the".

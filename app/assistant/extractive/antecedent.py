@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from app.search.names import STOPWORDS, stem, tokens
-from app.search.split import COURSE_RE, PUNCTUATION, QUESTION_WORDS
+from app.search.wording import COURSE_RE, PUNCTUATION, QUESTION_WORDS
 
 # A pronoun standing for a thing. Not a possessive ("its test client" names its own thing), nor "he" or "she":
 # a person is often what the other half asks for ("who built X, and what did he get?"), not its words.
