@@ -15,6 +15,7 @@ A question comparing nothing that names a lesson by its title is searched within
 from __future__ import annotations
 
 import re
+from itertools import zip_longest
 from typing import NamedTuple
 
 from app.search.catalog import CatalogEntry, CatalogSnapshot
@@ -24,6 +25,7 @@ from app.search.resolver import mentioned_course
 from app.search.searcher import Searcher
 from app.search.split import COURSE_RE, split_comparison
 from app.search.titled import lesson_by_title_word, named_lesson, without_title
+from app.search.windows import by_best_window
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2
@@ -114,8 +116,11 @@ def scored_for(
     return found.model_copy(update={"score": round(1 - hits[0].distance, 4)}) if hits else found
 
 
-def keep_parts(whole: list[Passage], firsts: list[Passage], k: int) -> list[Passage]:
-    """The whole question's first passage, then each part's first, then the rest of the whole's, k in all."""
+def keep_parts(
+    whole: list[Passage], firsts: list[Passage], k: int, more: list[Passage] | None = None
+) -> list[Passage]:
+    """The whole question's first passage, then each part's first, then the rest of the whole's, k in all;
+    the parts' `more` passages not already kept take the last places, at most a third of k."""
     head = whole[:1]
     seen = {found.place for found in head}
     lead = []
@@ -124,7 +129,31 @@ def keep_parts(whole: list[Passage], firsts: list[Passage], k: int) -> list[Pass
             seen.add(found.place)
             lead.append(found)
     rest = [found for found in whole[1:] if found.place not in seen]
-    return (head + lead + rest)[:k]
+    kept = (head + lead + rest)[:k]
+    # At the end, so each passage the whole question ranks within the first two thirds keeps its place.
+    places = {found.place for found in kept}
+    tail = list({found.place: found for found in more or [] if found.place not in places}.values())
+    tail = tail[: k // 3]
+    return kept[: k - len(tail)] + tail
+
+
+def part_passages(
+    searcher: Searcher, where: PartScope, library: CatalogSnapshot, lesson: int | None, k: int
+) -> list[Passage]:
+    """One part's passages, best first: its first only, or, when the part alone names a lesson, the
+    lesson's k best by meaning and keywords, its first then the others by their best window of sentences
+    (`windows.by_best_window`: in a lesson of speech, the answer is often one sentence of a passage)."""
+    if not where.entries:
+        return []
+    within = where.lesson is not None and lesson is None
+    found = searcher.search(
+        where.query, library, where.entries, where.course, where.lesson, k if within else 1
+    )
+    if not within or len(found) < 2:
+        return found[:1]
+    return found[:1] + [
+        other for other in by_best_window(searcher.embedder, where.query, found) if other != found[0]
+    ]
 
 
 def search_with_parts(
@@ -150,16 +179,18 @@ def search_with_parts(
     whole = searcher.search(query, library, scope, course, lesson, k)
     if halves is None or k < MIN_K:
         return whole
-    firsts = []
+    firsts: list[Passage] = []
+    more: list[list[Passage]] = []
     named = mentioned_course(query, library.records) if course is None else None
     for half, other in (halves, halves[::-1]):
         if not content_words(half):  # "..., and where is it?": a part with no words of its own finds noise
             continue
         where = part_scope(searcher, half, other, library, scope, course, lesson, named and named[0])
-        found = (
-            searcher.search(where.query, library, where.entries, where.course, where.lesson, 1)
-            if where.entries
-            else []
-        )
-        firsts += [scored_for(searcher, query, scope, whole, first) for first in found[:1]]
-    return keep_parts(whole, firsts, k)
+        found = [
+            scored_for(searcher, query, scope, whole, one)
+            for one in part_passages(searcher, where, library, lesson, k)
+        ]
+        firsts += found[:1]
+        more.append(found[1:])
+    # Each part in turn, so two parts naming a lesson each get their share of the last places.
+    return keep_parts(whole, firsts, k, [one for tier in zip_longest(*more) for one in tier if one])

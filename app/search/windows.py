@@ -1,0 +1,44 @@
+"""Small-to-big within one lesson: passages ranked by the best window of sentences they hold.
+
+A spoken passage mixes topics ("...they may lose the ability to recognize faces. Now, sensory neglect..."),
+so its one vector can sit far from a question that one of its sentences answers. Ranked by its nearest
+window of `WINDOW` sentences, the passage that says the answer in passing comes up. Embedding windows costs a
+model call per search, so it is only done for the few passages of a search within one lesson
+(`parts.search_with_parts`, a compared part naming a lesson).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.courses.chunking import split_sentences
+from app.search.embedding import Embedder
+from app.search.models import Passage
+
+# Two sentences: one alone is often a fragment of speech ("Right."); three dilute as a passage does.
+WINDOW = 2
+
+
+def windows(text: str, size: int = WINDOW) -> list[str]:
+    """The runs of `size` consecutive sentences of a text (the whole text when it has fewer)."""
+    sentences = split_sentences(text)
+    if len(sentences) <= size:
+        return [" ".join(sentences)] if sentences else []
+    return [" ".join(sentences[start : start + size]) for start in range(len(sentences) - size + 1)]
+
+
+def by_best_window(embedder: Embedder, query: str, passages: list[Passage]) -> list[Passage]:
+    """The passages by the cosine of their window nearest the query, best first (ties keep their order)."""
+    texts: list[str] = []
+    owners: list[int] = []
+    for position, found in enumerate(passages):
+        own = windows(found.text)
+        texts += own
+        owners += [position] * len(own)
+    if not texts:
+        return list(passages)
+    cosines = np.asarray(embedder.embed_documents(texts), dtype=np.float32) @ embedder.embed_query(query)
+    best = np.full(len(passages), -np.inf)
+    np.maximum.at(best, np.asarray(owners), cosines)
+    order = sorted(range(len(passages)), key=lambda position: -best[position])
+    return [passages[position] for position in order]
