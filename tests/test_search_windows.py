@@ -1,0 +1,133 @@
+"""Small-to-big within one lesson: a passage that answers in one sentence among others is found by it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.search.embedding import get_embedder
+from app.search.models import Passage
+from app.search.parts import keep_parts, part_scope
+from app.search.split import split_comparison
+from app.search.windows import by_best_window, windows
+from tests.helpers import Library
+
+# Speech that answers in passing: one sentence about faces among a trip's small talk.
+IN_PASSING = (
+    "Right, so let's get started with the budget for the trip. We booked the train tickets in March. "
+    "The hotel was cheaper on weekdays. Some patients after a stroke can no longer recognise the faces of "
+    "their own family. Then we spent the afternoon at the museum. Lunch was a sandwich by the river."
+)
+# About the brain throughout, and answering nothing about faces.
+ON_TOPIC = (
+    "The brain is made of billions of neurons. Different areas of the brain do different jobs, from moving "
+    "the hands to seeing colours. Scientists study the brain with scanners and with patients."
+)
+ASKED = "which patients lose the ability to recognise faces"
+
+
+def passage(chunk: int, text: str = "t", course: str = "C") -> Passage:
+    """A passage of lesson 1 of a course."""
+    return Passage(
+        course_title=course, lesson_number=1, lesson_title="L", chunk_index=chunk, score=0.5, text=text
+    )
+
+
+def test_windows_are_runs_of_two_sentences():
+    assert windows("One here. Two there. Three now.") == ["One here. Two there.", "Two there. Three now."]
+    assert windows("Only one sentence.") == ["Only one sentence."]
+    assert windows("") == []
+
+
+def test_a_passage_answering_in_one_sentence_ranks_first_by_its_best_window():
+    embedder = get_embedder()
+    query = embedder.embed_query(ASKED)
+    whole = np.asarray(embedder.embed_documents([IN_PASSING, ON_TOPIC])) @ query
+    # By its one vector, the passage that answers ranks below the one that is on topic throughout.
+    assert whole[0] < whole[1]
+
+    ranked = by_best_window(embedder, ASKED, [passage(0, ON_TOPIC), passage(1, IN_PASSING)])
+
+    assert [found.chunk_index for found in ranked] == [1, 0]
+
+
+def test_the_parts_further_passages_take_the_last_third_once_each():
+    whole = [passage(chunk) for chunk in range(6)]
+    firsts = [passage(0, course="b")]
+    more = [passage(1, course="b"), passage(0, course="b"), passage(3), passage(2, course="b")]
+
+    kept = keep_parts(whole, firsts, 6, more)
+
+    # Two last places (a third of six): the first new passage, then the next one not already kept.
+    assert [(p.course_title, p.chunk_index) for p in kept] == [
+        ("C", 0),
+        ("b", 0),
+        ("C", 1),
+        ("C", 2),
+        ("b", 1),
+        ("b", 2),
+    ]
+    assert keep_parts(whole, firsts, 6) == keep_parts(whole, firsts, 6, [])
+    assert keep_parts(whole, firsts, 2, more) == [passage(0), passage(0, course="b")]
+
+
+BRAIN = (
+    "Scientists show patients pictures of faces inside a scanner and watch which areas of the brain light "
+    "up. The brain is made of billions of neurons, and different areas of it do different jobs, from moving "
+    "the hands to seeing colours and shapes.",
+    "Memory is kept in the brain by strengthening the links between neurons that fire together. Sleep "
+    "helps: what was learned in the day is replayed at night, and the links that were used grow stronger, "
+    "while the links that were never used fade away.",
+    "Doctors test patients after damage to the brain by asking them to name objects, to read words aloud "
+    "and to copy simple drawings; each test that fails points to the area of the brain that was hurt, and "
+    "a scan of the head then shows where it is and how large.",
+    IN_PASSING,
+)
+CAMERAS = (
+    "A camera network learns to find faces in photos: early layers respond to edges, later layers to "
+    "eyes and noses, and the last ones to whole faces, so that each face is recognised by its parts, one "
+    "layer after another, until a whole face is found.",
+    "Face recognition datasets hold millions of labelled faces, and networks trained on them recognise "
+    "faces better than most people do, even faces seen from the side or in poor light, and even faces "
+    "that have aged by ten or twenty years.",
+    "Recognising faces in a crowd from a street camera raises questions of privacy and of who is watching "
+    "the patients, the shoppers and everyone else who walks past the camera, day and night, and of who "
+    "keeps the recordings.",
+)
+COMPARED = (
+    "What do the camera lecture and the brain lecture say about which patients lose the ability to "
+    "recognise faces?"
+)
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory) -> Library:
+    """One course with a lesson on the brain and one on cameras, one passage per paragraph."""
+    library = Library(tmp_path_factory.mktemp("windows"), chunk_size=300, chunk_overlap=0)
+    lines = ["Course Title: Mind and Machine", "Course Instructor: Test Person"]
+    for number, (title, passages) in enumerate((("The Brain", BRAIN), ("Seeing with Cameras", CAMERAS)), 1):
+        lines += [f"Lesson {number}: {title}", f"Lesson Link: https://example.com/{number}"]
+        lines += [f"{text}\n" for text in passages]
+    (library.docs / "mind.txt").write_text("\n".join(lines) + "\n")
+    report = library.indexer.sync()
+    assert not report.problems, report.problems
+    return library
+
+
+def test_a_part_naming_a_lesson_keeps_its_passage_that_answers_in_passing(library):
+    index = library.index
+    snapshot = index.catalog.snapshot()
+    whole = index.searcher.search(COMPARED, snapshot, snapshot.entries, None, None, 3)
+    assert IN_PASSING not in [p.text for p in whole]
+    camera, brain = split_comparison(COMPARED) or ("", "")
+    where = part_scope(index.searcher, brain, camera, snapshot, snapshot.entries, None)
+    assert where.lesson == 1
+    # Within its lesson, the passage that answers comes third by its one vector: two on-topic ones lead.
+    within = index.searcher.search(where.query, snapshot, where.entries, where.course, where.lesson, 3)
+    assert [p.text for p in within] == [BRAIN[0], BRAIN[2], IN_PASSING]
+
+    found = [p.text for p in index.search(COMPARED, k=3)]
+
+    # The whole question's first, the brain lesson's first, then the brain lesson's best by a window.
+    assert found[0] == whole[0].text
+    assert found[1:] == [BRAIN[0], IN_PASSING]
