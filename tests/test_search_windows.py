@@ -7,7 +7,7 @@ import pytest
 
 from app.search.embedding import get_embedder
 from app.search.models import Passage
-from app.search.parts import keep_parts, part_scope
+from app.search.parts import keep_more, part_scope
 from app.search.split import split_comparison
 from app.search.windows import by_best_window, windows
 from tests.helpers import Library
@@ -33,8 +33,8 @@ def passage(chunk: int, text: str = "t", course: str = "C") -> Passage:
     )
 
 
-def test_windows_are_runs_of_two_sentences():
-    assert windows("One here. Two there. Three now.") == ["One here. Two there.", "Two there. Three now."]
+def test_windows_are_runs_of_two_sentences_side_by_side():
+    assert windows("One here. Two there. Three now.") == ["One here. Two there.", "Three now."]
     assert windows("Only one sentence.") == ["Only one sentence."]
     assert windows("") == []
 
@@ -51,24 +51,26 @@ def test_a_passage_answering_in_one_sentence_ranks_first_by_its_best_window():
     assert [found.chunk_index for found in ranked] == [1, 0]
 
 
-def test_the_parts_further_passages_take_the_last_third_once_each():
-    whole = [passage(chunk) for chunk in range(6)]
-    firsts = [passage(0, course="b")]
-    more = [passage(1, course="b"), passage(0, course="b"), passage(3), passage(2, course="b")]
+def test_the_parts_further_passages_take_the_last_third_once_each_part_in_turn():
+    kept = [passage(chunk) for chunk in range(6)]
+    more = [
+        [passage(1, course="b"), passage(3), passage(2, course="b")],
+        [passage(0, course="c"), passage(1, course="b")],
+    ]
 
-    kept = keep_parts(whole, firsts, 6, more)
+    found = keep_more(kept, more, 6)
 
-    # Two last places (a third of six): the first new passage, then the next one not already kept.
-    assert [(p.course_title, p.chunk_index) for p in kept] == [
+    # Two last places (a third of six): each part's best passage not kept already, in turn.
+    assert [(p.course_title, p.chunk_index) for p in found] == [
         ("C", 0),
-        ("b", 0),
         ("C", 1),
         ("C", 2),
+        ("C", 3),
         ("b", 1),
-        ("b", 2),
+        ("c", 0),
     ]
-    assert keep_parts(whole, firsts, 6) == keep_parts(whole, firsts, 6, [])
-    assert keep_parts(whole, firsts, 2, more) == [passage(0), passage(0, course="b")]
+    assert keep_more(kept, [], 6) == kept
+    assert keep_more(kept[:2], more, 2) == kept[:2]
 
 
 BRAIN = (

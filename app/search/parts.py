@@ -9,6 +9,10 @@ lecture", "in Cournot": the answerer's rule, `app.search.titled`); its first pas
 question's first. The first place stays the whole question's, so a question the splitter cuts wrongly
 ("... and with what architecture?") keeps its best passage first. Measured on both libraries (README):
 the passages of both lessons of a two-lesson question come sooner; no single-passage question moved.
+A part that alone names a lesson also offers that lesson's next best passages, ordered by their best window
+of sentences (`windows.by_best_window`): the last third of the top k takes those not kept already (lecture
+set: a passage answering in one sentence among small talk, 7th in its lesson, came 10th; nothing moved on
+the sample library; it costs about 10 model calls per such part, and runs for no other search).
 A question comparing nothing that names a lesson by its title is searched within that lesson.
 """
 
@@ -116,11 +120,8 @@ def scored_for(
     return found.model_copy(update={"score": round(1 - hits[0].distance, 4)}) if hits else found
 
 
-def keep_parts(
-    whole: list[Passage], firsts: list[Passage], k: int, more: list[Passage] | None = None
-) -> list[Passage]:
-    """The whole question's first passage, then each part's first, then the rest of the whole's, k in all;
-    the parts' `more` passages not already kept take the last places, at most a third of k."""
+def keep_parts(whole: list[Passage], firsts: list[Passage], k: int) -> list[Passage]:
+    """The whole question's first passage, then each part's first, then the rest of the whole's, k in all."""
     head = whole[:1]
     seen = {found.place for found in head}
     lead = []
@@ -129,31 +130,21 @@ def keep_parts(
             seen.add(found.place)
             lead.append(found)
     rest = [found for found in whole[1:] if found.place not in seen]
-    kept = (head + lead + rest)[:k]
-    # At the end, so each passage the whole question ranks within the first two thirds keeps its place.
+    return (head + lead + rest)[:k]
+
+
+def keep_more(kept: list[Passage], more: list[list[Passage]], k: int) -> list[Passage]:
+    """The kept passages with the parts' `more` ones not kept already (each part in turn) in the last places,
+    at most a third of k: each passage the whole question ranks within the first two thirds keeps its
+    place."""
     places = {found.place for found in kept}
-    tail = list({found.place: found for found in more or [] if found.place not in places}.values())
-    tail = tail[: k // 3]
-    return kept[: k - len(tail)] + tail
-
-
-def part_passages(
-    searcher: Searcher, where: PartScope, library: CatalogSnapshot, lesson: int | None, k: int
-) -> list[Passage]:
-    """One part's passages, best first: its first only, or, when the part alone names a lesson, the
-    lesson's k best by meaning and keywords, its first then the others by their best window of sentences
-    (`windows.by_best_window`: in a lesson of speech, the answer is often one sentence of a passage)."""
-    if not where.entries:
-        return []
-    within = where.lesson is not None and lesson is None
-    found = searcher.search(
-        where.query, library, where.entries, where.course, where.lesson, k if within else 1
-    )
-    if not within or len(found) < 2:
-        return found[:1]
-    return found[:1] + [
-        other for other in by_best_window(searcher.embedder, where.query, found) if other != found[0]
-    ]
+    tail: dict[tuple[str, int, int], Passage] = {}
+    for tier in zip_longest(*more):
+        for found in tier:
+            if found is not None and found.place not in places:
+                tail.setdefault(found.place, found)
+    extra = list(tail.values())[: k // 3]
+    return kept[: k - len(extra)] + extra
 
 
 def search_with_parts(
@@ -180,17 +171,26 @@ def search_with_parts(
     if halves is None or k < MIN_K:
         return whole
     firsts: list[Passage] = []
-    more: list[list[Passage]] = []
+    lessons: list[tuple[str, list[Passage]]] = []
     named = mentioned_course(query, library.records) if course is None else None
     for half, other in (halves, halves[::-1]):
         if not content_words(half):  # "..., and where is it?": a part with no words of its own finds noise
             continue
         where = part_scope(searcher, half, other, library, scope, course, lesson, named and named[0])
-        found = [
-            scored_for(searcher, query, scope, whole, one)
-            for one in part_passages(searcher, where, library, lesson, k)
-        ]
-        firsts += found[:1]
-        more.append(found[1:])
-    # Each part in turn, so two parts naming a lesson each get their share of the last places.
-    return keep_parts(whole, firsts, k, [one for tier in zip_longest(*more) for one in tier if one])
+        if not where.entries:
+            continue
+        # A part alone naming a lesson also offers the lesson's next best passages (`keep_more`).
+        within = where.lesson is not None and lesson is None
+        found = searcher.search(
+            where.query, library, where.entries, where.course, where.lesson, k if within else 1
+        )
+        firsts += [scored_for(searcher, query, scope, whole, first) for first in found[:1]]
+        if within:
+            lessons.append((where.query, found[1:]))
+    kept = keep_parts(whole, firsts, k)
+    # In a lesson of speech the answer is often one sentence of a passage: its next best passages are
+    # ordered by their best window of sentences, and its best few by that order are offered.
+    more = [by_best_window(searcher.embedder, part, found)[: k // 3] for part, found in lessons]
+    places = {found.place for found in kept}
+    tail = keep_more(kept, more, k)
+    return [one if one.place in places else scored_for(searcher, query, scope, whole, one) for one in tail]

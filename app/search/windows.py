@@ -20,11 +20,12 @@ WINDOW = 2
 
 
 def windows(text: str, size: int = WINDOW) -> list[str]:
-    """The runs of `size` consecutive sentences of a text (the whole text when it has fewer)."""
+    """A text cut into runs of `size` consecutive sentences, side by side (the last may be shorter)."""
     sentences = split_sentences(text)
     if len(sentences) <= size:
         return [" ".join(sentences)] if sentences else []
-    return [" ".join(sentences[start : start + size]) for start in range(len(sentences) - size + 1)]
+    # Side by side, not overlapping: each window is one more model call.
+    return [" ".join(sentences[start : start + size]) for start in range(0, len(sentences), size)]
 
 
 def by_best_window(embedder: Embedder, query: str, passages: list[Passage]) -> list[Passage]:
