@@ -51,6 +51,33 @@ def test_a_passage_answering_in_one_sentence_ranks_first_by_its_best_window():
     assert [found.chunk_index for found in ranked] == [1, 0]
 
 
+class Counting:
+    """The real embedder, counting the texts it embeds as documents."""
+
+    def __init__(self):
+        self.embedder = get_embedder()
+        self.embedded = 0
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embedder.embed_query(text)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.embedded += len(texts)
+        return self.embedder.embed_documents(texts)
+
+
+def test_a_window_is_embedded_once_for_every_search_that_meets_it():
+    embedder = Counting()
+    passages = [passage(0, ON_TOPIC), passage(1, IN_PASSING)]
+    first = by_best_window(embedder, ASKED, passages)
+    embedded = embedder.embedded
+    assert embedded == len(windows(ON_TOPIC)) + len(windows(IN_PASSING))
+
+    assert by_best_window(embedder, "who forgets faces", passages[::-1])[0] == passage(1, IN_PASSING)
+    assert by_best_window(embedder, ASKED, passages) == first
+    assert embedder.embedded == embedded
+
+
 def test_the_parts_further_passages_take_the_last_third_once_each_part_in_turn():
     kept = [passage(chunk) for chunk in range(6)]
     more = [
