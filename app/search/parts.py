@@ -190,9 +190,14 @@ def search_with_parts(
         if within:
             lessons.append((where.query, found[1:]))
     kept = keep_parts(whole, firsts, k)
-    # In a lesson of speech the answer is often one sentence of a passage: its next best passages are
-    # ordered by their best window of sentences, and its best few by that order are offered.
-    more = [by_best_window(searcher.embedder, part, found)[: k // 3] for part, found in lessons]
     places = {found.place for found in kept}
+    # In a lesson of speech the answer is often one sentence of a passage: its next best passages are
+    # ordered by their best window of sentences, and its best few by that order are offered. Those kept in
+    # the first two thirds stay anyway, so they are not embedded (each window is a model call).
+    stay = {found.place for found in kept[: k - k // 3]}
+    more = [
+        by_best_window(searcher.embedder, part, [one for one in found if one.place not in stay])[: k // 3]
+        for part, found in lessons
+    ]
     tail = keep_more(kept, more, k)
     return [one if one.place in places else scored_for(searcher, query, scope, whole, one) for one in tail]
