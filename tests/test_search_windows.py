@@ -10,7 +10,7 @@ from app.search.models import Passage
 from app.search.parts import keep_more, part_scope
 from app.search.split import split_comparison
 from app.search.windows import by_best_window, windows
-from tests.helpers import Library
+from tests.helpers import Library, titled_course_text
 
 # Speech that answers in passing: one sentence about faces among a trip's small talk.
 IN_PASSING = (
@@ -133,11 +133,8 @@ COMPARED = (
 def library(tmp_path_factory) -> Library:
     """One course with a lesson on the brain and one on cameras, one passage per paragraph."""
     library = Library(tmp_path_factory.mktemp("windows"), chunk_size=300, chunk_overlap=0)
-    lines = ["Course Title: Mind and Machine", "Course Instructor: Test Person"]
-    for number, (title, passages) in enumerate((("The Brain", BRAIN), ("Seeing with Cameras", CAMERAS)), 1):
-        lines += [f"Lesson {number}: {title}", f"Lesson Link: https://example.com/{number}"]
-        lines += [f"{text}\n" for text in passages]
-    (library.docs / "mind.txt").write_text("\n".join(lines) + "\n")
+    lessons = (("The Brain", "\n\n".join(BRAIN)), ("Seeing with Cameras", "\n\n".join(CAMERAS)))
+    (library.docs / "mind.txt").write_text(titled_course_text("Mind and Machine", *lessons))
     report = library.indexer.sync()
     assert not report.problems, report.problems
     return library
