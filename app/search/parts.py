@@ -9,12 +9,19 @@ lecture", "in Cournot": the answerer's rule, `app.search.titled`); its first pas
 question's first. The first place stays the whole question's, so a question the splitter cuts wrongly
 ("... and with what architecture?") keeps its best passage first. Measured on both libraries (README):
 the passages of both lessons of a two-lesson question come sooner; no single-passage question moved.
+A part that alone names a lesson also offers that lesson's next best passages, ordered by their best window
+of sentences (`windows.by_best_window`): the last third of the top k takes those not kept already (lecture
+set: a passage answering in one sentence among small talk, 7th in its lesson, came 10th; nothing moved on
+the sample library). It costs a model call per two sentences of those passages not kept in the first two
+thirds anyway (about 130 ms at k=10 on a busy 2-core machine, nothing for windows met before), and runs for
+no other search.
 A question comparing nothing that names a lesson by its title is searched within that lesson.
 """
 
 from __future__ import annotations
 
 import re
+from itertools import zip_longest
 from typing import NamedTuple
 
 from app.search.catalog import CatalogEntry, CatalogSnapshot
@@ -24,6 +31,7 @@ from app.search.resolver import mentioned_course
 from app.search.searcher import Searcher
 from app.search.split import split_comparison
 from app.search.titled import lesson_by_title_word, named_lesson, without_title
+from app.search.windows import by_best_window
 from app.search.wording import COURSE_RE
 
 # k=1 asks for the single best passage: no part is searched.
@@ -128,6 +136,20 @@ def keep_parts(whole: list[Passage], firsts: list[Passage], k: int) -> list[Pass
     return (head + lead + rest)[:k]
 
 
+def keep_more(kept: list[Passage], more: list[list[Passage]], k: int) -> list[Passage]:
+    """The kept passages with the parts' `more` ones not kept already (each part in turn) in the last places,
+    at most a third of k: each passage the whole question ranks within the first two thirds keeps its
+    place."""
+    places = {found.place for found in kept}
+    tail: dict[tuple[str, int, int], Passage] = {}
+    for tier in zip_longest(*more):
+        for found in tier:
+            if found is not None and found.place not in places:
+                tail.setdefault(found.place, found)
+    extra = list(tail.values())[: k // 3]
+    return kept[: k - len(extra)] + extra
+
+
 def search_with_parts(
     searcher: Searcher,
     query: str,
@@ -151,16 +173,32 @@ def search_with_parts(
     whole = searcher.search(query, library, scope, course, lesson, k)
     if halves is None or k < MIN_K:
         return whole
-    firsts = []
+    firsts: list[Passage] = []
+    lessons: list[tuple[str, list[Passage]]] = []
     named = mentioned_course(query, library.records) if course is None else None
     for half, other in (halves, halves[::-1]):
         if not content_words(half):  # "..., and where is it?": a part with no words of its own finds noise
             continue
         where = part_scope(searcher, half, other, library, scope, course, lesson, named and named[0])
-        found = (
-            searcher.search(where.query, library, where.entries, where.course, where.lesson, 1)
-            if where.entries
-            else []
+        if not where.entries:
+            continue
+        # A part alone naming a lesson also offers the lesson's next best passages (`keep_more`).
+        within = where.lesson is not None and lesson is None
+        found = searcher.search(
+            where.query, library, where.entries, where.course, where.lesson, k if within else 1
         )
         firsts += [scored_for(searcher, query, scope, whole, first) for first in found[:1]]
-    return keep_parts(whole, firsts, k)
+        if within:
+            lessons.append((where.query, found[1:]))
+    kept = keep_parts(whole, firsts, k)
+    places = {found.place for found in kept}
+    # In a lesson of speech the answer is often one sentence of a passage: its next best passages are
+    # ordered by their best window of sentences, and its best few by that order are offered. Those kept in
+    # the first two thirds stay anyway, so they are not embedded (each window is a model call).
+    stay = {found.place for found in kept[: k - k // 3]}
+    more = [
+        by_best_window(searcher.embedder, part, [one for one in found if one.place not in stay])[: k // 3]
+        for part, found in lessons
+    ]
+    tail = keep_more(kept, more, k)
+    return [one if one.place in places else scored_for(searcher, query, scope, whole, one) for one in tail]
