@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from app.search.embedding import get_embedder
+from app.search.embedding.kept import KeptVectors
 from app.search.models import Passage
 from app.search.parts import keep_more, part_scope
 from app.search.split import split_comparison
@@ -46,7 +47,7 @@ def test_a_passage_answering_in_one_sentence_ranks_first_by_its_best_window():
     # By its one vector, the passage that answers ranks below the one that is on topic throughout.
     assert whole[0] < whole[1]
 
-    ranked = by_best_window(embedder, ASKED, [passage(0, ON_TOPIC), passage(1, IN_PASSING)])
+    ranked = by_best_window(KeptVectors(embedder, 100), ASKED, [passage(0, ON_TOPIC), passage(1, IN_PASSING)])
 
     assert [found.chunk_index for found in ranked] == [1, 0]
 
@@ -68,13 +69,14 @@ class Counting:
 
 def test_a_window_is_embedded_once_for_every_search_that_meets_it():
     embedder = Counting()
+    kept = KeptVectors(embedder, 100)  # type: ignore[arg-type]
     passages = [passage(0, ON_TOPIC), passage(1, IN_PASSING)]
-    first = by_best_window(embedder, ASKED, passages)
+    first = by_best_window(kept, ASKED, passages)
     embedded = embedder.embedded
     assert embedded == len(windows(ON_TOPIC)) + len(windows(IN_PASSING))
 
-    assert by_best_window(embedder, "who forgets faces", passages[::-1])[0] == passage(1, IN_PASSING)
-    assert by_best_window(embedder, ASKED, passages) == first
+    assert by_best_window(kept, "who forgets faces", passages[::-1])[0] == passage(1, IN_PASSING)
+    assert by_best_window(kept, ASKED, passages) == first
     assert embedder.embedded == embedded
 
 

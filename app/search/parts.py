@@ -197,7 +197,9 @@ def search_with_parts(
     # the first two thirds stay anyway, so they are not embedded (each window is a model call).
     stay = {found.place for found in kept[: k - k // 3]}
     more = [
-        by_best_window(searcher.embedder, part, [one for one in found if one.place not in stay])[: k // 3]
+        by_best_window(searcher.window_vectors, part, [one for one in found if one.place not in stay])[
+            : k // 3
+        ]
         for part, found in lessons
     ]
     tail = keep_more(kept, more, k)

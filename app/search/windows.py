@@ -9,25 +9,16 @@ model call per search, so it is only done for the few passages of a search withi
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from app.courses.chunking import split_sentences
-from app.search.embedding import Embedder
+from app.search.embedding.kept import KeptVectors
 from app.search.models import Passage
 
 # Two sentences: one alone is often a fragment of speech ("Right."); three dilute as a passage does.
 WINDOW = 2
-# Window vectors kept between searches (~1.5 KB each, so about 6 MB): a lesson's passages come back.
+# Window vectors kept between searches (`Searcher.window_vectors`, about 6 MB): a lesson's passages come back.
 WINDOW_CACHE_SIZE = 4096
-
-
-@lru_cache(maxsize=WINDOW_CACHE_SIZE)
-def window_vector(embedder: Embedder, text: str) -> np.ndarray:
-    """One window's vector, embedded once per model and text (the packaged model embeds one text at a
-    time anyway)."""
-    return np.asarray(embedder.embed_documents([text])[0], dtype=np.float32)
 
 
 def windows(text: str, size: int = WINDOW) -> list[str]:
@@ -39,8 +30,9 @@ def windows(text: str, size: int = WINDOW) -> list[str]:
     return [" ".join(sentences[start : start + size]) for start in range(0, len(sentences), size)]
 
 
-def by_best_window(embedder: Embedder, query: str, passages: list[Passage]) -> list[Passage]:
-    """The passages by the cosine of their window nearest the query, best first (ties keep their order)."""
+def by_best_window(vectors: KeptVectors, query: str, passages: list[Passage]) -> list[Passage]:
+    """The passages by the cosine of their window nearest the query, best first (ties keep their order);
+    `vectors` embeds each window once and keeps it."""
     texts: list[str] = []
     owners: list[int] = []
     for position, found in enumerate(passages):
@@ -49,9 +41,7 @@ def by_best_window(embedder: Embedder, query: str, passages: list[Passage]) -> l
         owners += [position] * len(own)
     if not texts:
         return list(passages)
-    # An embedder is a plain object, hashed by its identity: one model's vectors are never another's.
-    vectors = [window_vector(embedder, text) for text in texts]  # type: ignore[arg-type]
-    cosines = np.stack(vectors) @ embedder.embed_query(query)
+    cosines = np.stack(vectors.get(texts)) @ vectors.embedder.embed_query(query)
     best = np.full(len(passages), -np.inf)
     np.maximum.at(best, np.asarray(owners), cosines)
     order = sorted(range(len(passages)), key=lambda position: -best[position])

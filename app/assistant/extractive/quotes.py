@@ -13,12 +13,15 @@ from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import keyword_share, said_share
 from app.assistant.extractive.onward import next_chunk
 from app.assistant.extractive.replies import answers
-from app.assistant.extractive.sentence_vectors import SentenceVectors
 from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, is_question, repeats
 from app.courses.chunking import split_sentences
+from app.search.embedding.kept import KeptVectors
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
 from app.search.names import content_words, tokens
+
+# Sentences whose vectors are kept between questions (about 8 MB).
+SENTENCE_CACHE_SIZE = 5000
 
 # The lead: a few consecutive sentences of the best passage, so the answer reads as an explanation rather
 # than a keyword hit. Then up to MAX_MORE further sentences from the other relevant passages.
@@ -95,7 +98,7 @@ class SentenceScorer:
 
     def __init__(self, embedder: Embedder):
         self.embedder = embedder
-        self.vectors = SentenceVectors(embedder)
+        self.vectors = KeptVectors(embedder, SENTENCE_CACHE_SIZE)
 
     def quotes(self, topic: str, passages: list[Passage]) -> list[Quote]:
         """Every sentence of the passages once (overlapping chunks repeat some), scored against the topic.

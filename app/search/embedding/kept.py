@@ -1,4 +1,4 @@
-"""Sentence vectors for quoting, embedded once and kept between questions: the same passages come back."""
+"""Vectors of short texts (sentences, windows of them), embedded once and kept: the same passages return."""
 
 from __future__ import annotations
 
@@ -9,24 +9,21 @@ import numpy as np
 
 from app.search.embedding.protocol import Embedder
 
-# Sentences whose vectors are kept between questions: ~1.5 KB each, so about 8 MB.
-SENTENCE_CACHE_SIZE = 5000
 
+class KeptVectors:
+    """Text vectors, embedded once and kept, `size` of them (least recently used first out).
 
-class SentenceVectors:
-    """Sentence vectors, embedded once and kept (most recent first out): the same passages come back.
-
-    Kept as float32 arrays: a full cache is 8 MB, where lists of Python floats would take 60 MB.
+    Kept as float32 arrays (~1.5 KB each): 5,000 take 8 MB, where lists of Python floats would take 60 MB.
     """
 
-    def __init__(self, embedder: Embedder, size: int = SENTENCE_CACHE_SIZE):
+    def __init__(self, embedder: Embedder, size: int):
         self.embedder = embedder
         self.size = size
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, sentences: list[str]) -> list[np.ndarray]:
-        """The vector of each sentence, embedding only those not seen before, in one batch."""
+        """The vector of each text, embedding only those not seen before, in one batch."""
         with self._lock:
             known = {sentence: self._vectors[sentence] for sentence in sentences if sentence in self._vectors}
             for sentence in known:
