@@ -10,9 +10,8 @@ that names two courses, repeats its preposition ("in summer and in winter"), ask
 after ", and", or asks the same of two subjects ("how do A and B change what …"): a plain "and" is too
 often part of one thing ("Flask and HTMX", "chunk size and overlap"). A subject before a colon or dash and
 two sides after it ("X: A and B"), or two things and a question ("A and B: which …?"), asks one question
-per side (`app.search.aspects`); a second half that
-leaves out the thing asked ("what N do A do vs what B do") takes it (`app.search.asked_thing`); "is A
-faster than B?" asks each (`app.search.comparative`).
+per side (`app.search.aspects`); a second half that leaves out the thing asked ("what N do A do vs what B
+do") takes it (`app.search.asked_thing`); "is A faster than B?" asks each (`app.search.comparative`).
 """
 
 from __future__ import annotations
