@@ -1,9 +1,11 @@
-"""One half of a comparison quotes what says its words."""
+"""One half of a comparison quotes what says its words; a short form or a code name's words say it too."""
 
 from __future__ import annotations
 
+from app.assistant.extractive.keywords import keyword_share
 from app.assistant.extractive.quotes import Quote, more_of
 from app.search.models import Passage
+from app.search.names import content_words
 
 
 def passage(lesson: int, chunk: int = 0, score: float = 0.5) -> Passage:
@@ -55,3 +57,23 @@ def test_sentences_close_to_the_lead_keep_their_places_before_those_that_say_the
     ]
     chosen = [quote.sentence for quote in more_of(found, found[:1], limit=2)]
     assert chosen == [found[1].sentence, found[2].sentence]
+
+
+def share(topic: str, sentence: str) -> float:
+    """The share of the made-up topic's keywords that the sentence says, in a lesson of made-up text."""
+    return keyword_share(set(content_words(topic)), topic, passage(1), sentence)
+
+
+def test_a_sentence_saying_the_full_word_says_its_short_form_and_the_other_way_round():
+    assert share("deploy the app", "Deploy the application behind a proxy.") == 1.0
+    assert share("back up the database", "Back up the db every night.") == 1.0
+    # An ordinary word that begins like the short form is not it.
+    assert share("deploy the app", "Deploy the apparatus behind a wall.") == 0.5
+
+
+def test_a_code_name_is_said_by_its_words_side_by_side_not_by_one_of_them():
+    topic = "call make_tree in the orchard"
+    together = share(topic, "The orchard script calls make tree once per row.")
+    # Both words, but apart: another thing.
+    alone = share(topic, "The orchard script calls make on every tree it finds.")
+    assert together > alone
