@@ -1,13 +1,20 @@
 """How many of a question's words a sentence says: as written, as another word of their family
-("falsifiable", "falsifiability"), by an acronym for a run of them ("CNN": "convolutional neural net"), or
-in two words where the question writes one ("image net" for "imagenet": captions split compounds)."""
+("falsifiable", "falsifiability"), in full or short ("app", "application"), by an acronym for a run of them
+("CNN": "convolutional neural net"), in two words where the question writes one ("image net" for
+"imagenet": captions split compounds), and a code name's words side by side ("test client": "test_client")."""
 
 from __future__ import annotations
 
+import re
+
 from app.assistant.extractive.sentences import root
+from app.assistant.extractive.short_forms import in_full
 from app.search.apart import words_said_apart
 from app.search.models import Passage
 from app.search.names import content_words, letters_of, spelled_out, tokens
+
+# A code name joined by underscores ("test_client", "create_app").
+JOINED_RE = re.compile(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b")
 
 
 def said_share(keywords: set[str], topic: str, sentence: str) -> float:
@@ -20,16 +27,25 @@ def keyword_share(keywords: set[str], topic: str, passage: Passage, sentence: st
     """Return the share of the topic's telling keywords that the sentence says (see the module)."""
     # A word of the passage's own course title ("flask" in the Flask course) tells nothing apart; one of its
     # lesson's title ("Freud" in the Freud lecture) is what all of its sentences are about.
-    telling = keywords - set(content_words(passage.course_title))
+    course = {in_full(word) for word in content_words(passage.course_title)}
+    telling = {word for word in keywords if in_full(word) not in course}
     words = content_words(sentence) + content_words(passage.lesson_title) + abbreviated(topic, sentence)
     words += words_said_apart(telling, sentence)
-    return _share(telling, words)
+    # A name written joined ("test_client") is one more keyword, said when its words come side by side: a
+    # sentence saying "client" alone is about some other client.
+    joined = [name for name in JOINED_RE.findall(topic.lower()) if len(content_words(name)) > 1]
+    said = " ".join(content_words(sentence))
+    words += [name for name in joined if f" {' '.join(content_words(name))} " in f" {said} "]
+    return _share(telling | set(joined), words)
 
 
 def _share(keywords: set[str], words: list[str]) -> float:
-    """The share of the keywords that the words hold, one of a family standing for another."""
-    said = {root(word) for word in words}
-    return len([word for word in keywords if root(word) in said]) / len(keywords) if keywords else 0.0
+    """The share of the keywords that the words hold, one of a family, or a short form ("app" for
+    "application"), standing for another."""
+    said = {root(in_full(word)) for word in words}
+    return (
+        len([word for word in keywords if root(in_full(word)) in said]) / len(keywords) if keywords else 0.0
+    )
 
 
 def abbreviated(topic: str, sentence: str) -> list[str]:
