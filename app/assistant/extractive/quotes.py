@@ -101,7 +101,7 @@ class SentenceScorer:
     def quotes(self, topic: str, passages: list[Passage]) -> list[Quote]:
         """Every sentence of the passages once (overlapping chunks repeat some), scored against the topic.
 
-        Only the likely ones are embedded (see `budget.worth_reading`); the others keep their place as context.
+        Only the likely ones are embedded (`budget.worth_reading`); the others keep their place as context.
         """
         candidates = _unique_sentences(passages)
         if not candidates:
