@@ -93,3 +93,33 @@ def test_nothing_of_a_later_passage_that_shares_no_word_is_read():
     best, other = passage(0, 0.6), passage(1, 0.5)
     candidates, shares = listed((best, [("Prune in winter.", 0.5)]), (other, chatter(4)))
     assert read(candidates, shares) == {"Prune in winter."}
+
+
+def test_the_passage_nearest_in_meaning_is_read_though_passages_listed_before_it_say_the_word_as_often():
+    best, listed_first, nearest = passage(0, 0.50), passage(1, 0.45), passage(2, 0.70)
+    count = "Scab strikes about one orchard in ten, mostly in wet springs."
+    candidates, shares = listed(
+        (best, chatter(8)),
+        (listed_first, [(f"Scab on leaf number {n} is brown.", 0.5) for n in range(14)]),
+        (nearest, [("How common is scab?", 0.5), ("It's a fair question.", 0.0), (count, 0.5)]),
+    )
+    chosen = read(candidates, shares)
+    assert count in chosen  # the statement of the nearest passage, not its question
+    assert {text for text, _ in chatter(8)} <= chosen  # the best passage is still read whole
+
+
+def test_a_nearest_passage_already_read_changes_nothing():
+    best, nearest, later = passage(0, 0.50), passage(1, 0.70), passage(2, 0.45)
+    candidates, shares = listed(
+        (best, chatter(8)),
+        (nearest, [(f"Scab on leaf number {n} is brown.", 0.5) for n in range(10)]),
+        (later, [(f"Scab on fruit number {n} is black.", 0.5) for n in range(4)]),
+    )
+    chosen = read(candidates, shares)
+    # Equal shares keep list order: the nearest passage's first ten, then two of the later one.
+    assert chosen == {text for text, _ in chatter(8)} | {
+        f"Scab on leaf number {n} is brown." for n in range(10)
+    } | {
+        "Scab on fruit number 0 is black.",
+        "Scab on fruit number 1 is black.",
+    }

@@ -3,6 +3,7 @@ only a few are read, and which ones decides whether the answering sentence can b
 
 from __future__ import annotations
 
+from app.assistant.extractive.sentences import is_question
 from app.search.models import Passage
 
 # Sentences embedded per answer.
@@ -20,7 +21,9 @@ def worth_reading(
     topic and their neighbours, the `run` after a definition of the subject, at most MAX_EMBEDDED.
 
     Candidates are listed passage by passage, best passage first: after the best passage's, the higher
-    share goes first, and between equal shares the earlier passage.
+    share goes first, and between equal shares the earlier passage. The passage nearest in meaning is read
+    at least once: where a lecture says the topic's word in many sentences, equal shares let passages listed
+    earlier take every place, and a sentence's rank counts its passage's closeness (see `quotes`).
     """
     first = candidates[0][0]
     reason: dict[int, float] = {}
@@ -30,7 +33,23 @@ def worth_reading(
             for j in _around(candidates, i, run if defining[i] else AFTER):
                 reason[j] = max(reason.get(j, 0.0), shares[i])
     ranked = sorted(reason, key=lambda i: (candidates[i][0] is not first, -reason[i], i))
+    unread = _unread_nearest(candidates, shares, ranked[:MAX_EMBEDDED])
+    if unread is not None:
+        extra = set(_around(candidates, unread, run if defining[unread] else AFTER))
+        ranked = sorted(reason, key=lambda i: (candidates[i][0] is not first, i not in extra, -reason[i], i))
     return sorted(ranked[:MAX_EMBEDDED])
+
+
+def _unread_nearest(
+    candidates: list[tuple[Passage, int, str]], shares: list[float], read: list[int]
+) -> int | None:
+    """The sentence saying most of the topic in the passage nearest in meaning, a statement before a
+    question, when nothing of that passage is read; None when something is, or it says no word."""
+    nearest = max((passage for passage, _, _ in candidates), key=lambda passage: passage.score)
+    if any(candidates[i][0] is nearest for i in read):
+        return None
+    saying = [i for i, (passage, _, _) in enumerate(candidates) if passage is nearest and shares[i] > 0]
+    return min(saying, key=lambda i: (-shares[i], is_question(candidates[i][2]), i), default=None)
 
 
 def _around(candidates: list[tuple[Passage, int, str]], i: int, after: int) -> list[int]:
