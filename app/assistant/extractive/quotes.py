@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.assistant.extractive.answer_types import asked_type, bonus
+from app.assistant.extractive.budget import worth_reading
 from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import keyword_share, said_share
@@ -57,9 +58,6 @@ MIN_SHARED = 0.5
 # The lead is the best answering sentence with its neighbours. It is chosen by its own score and, a little,
 # by its neighbours' (CONTEXT_WEIGHT), so one stray sentence does not beat a passage that explains.
 CONTEXT_WEIGHT = 0.3
-# Sentences embedded per answer: those sharing a word with the topic, their neighbours and the best
-# passage's, best passages first. Embedding is most of an answer's time.
-MAX_EMBEDDED = 20
 
 
 @dataclass(frozen=True)
@@ -103,7 +101,7 @@ class SentenceScorer:
     def quotes(self, topic: str, passages: list[Passage]) -> list[Quote]:
         """Every sentence of the passages once (overlapping chunks repeat some), scored against the topic.
 
-        Only the likely ones are embedded (see `_worth_reading`); the others keep their place as context.
+        Only the likely ones are embedded (`budget.worth_reading`); the others keep their place as context.
         """
         candidates = _unique_sentences(passages)
         if not candidates:
@@ -115,7 +113,7 @@ class SentenceScorer:
         # Which to read counts every word of the topic, its course's too: "HTMX is …" defines HTMX even in
         # the HTMX course.
         said = [said_share(keywords, topic, sentence) for _, _, sentence in candidates]
-        read = _worth_reading(candidates, said, defining)
+        read = worth_reading(candidates, said, defining, LEAD_SENTENCES)
         query = self.embedder.embed_query(topic)
         wanted = asked_type(topic)  # a person, time or number: a sentence holding one is a likelier answer
         vectors = dict(zip(read, self.vectors.get([candidates[i][2] for i in read]), strict=True))
@@ -354,25 +352,6 @@ def _following(quotes: list[Quote], anchor: Quote, length: int = LEAD_SENTENCES)
     own = _own(quotes, anchor.passage)
     at = own.index(anchor)
     return own[at : at + length]
-
-
-def _worth_reading(
-    candidates: list[tuple[Passage, int, str]], shares: list[float], defining: list[bool]
-) -> list[int]:
-    """The candidates to embed: every sentence of the best passage, those sharing a word with the topic and
-    their neighbours, the run after a definition of the subject, best passages first, at most MAX_EMBEDDED."""
-    first = candidates[0][0]
-    reason: dict[int, float] = {}
-    for i, (passage, _, _) in enumerate(candidates):
-        # A definition is judged with what follows it (see `lead`): that run is read whole.
-        after = LEAD_SENTENCES if defining[i] else 2
-        if passage is first or shares[i] > 0:
-            for j in range(i - 1, i + after):
-                if 0 <= j < len(candidates) and candidates[j][0] is passage:
-                    reason[j] = max(reason.get(j, 0.0), shares[i])
-    # Candidates are listed passage by passage, best passage first: list order is passage rank.
-    ranked = sorted(reason, key=lambda i: (candidates[i][0] is not first, -reason[i], i))
-    return sorted(ranked[:MAX_EMBEDDED])
 
 
 def _weighed(run: list[Quote]) -> float:
