@@ -153,22 +153,27 @@ class Library:
     @classmethod
     def indexed(cls, root: Path, courses: Path, **overrides) -> Library:
         """A library of the given course files, synced once; fails when any file did not index."""
-        library = cls(root, courses, **overrides)
-        report = library.indexer.sync()
+        return cls(root, courses, **overrides).synced()
+
+    def synced(self) -> Library:
+        """This library after one sync; fails when any file did not index."""
+        report = self.indexer.sync()
         assert not report.problems, report.problems
-        return library
+        return self
+
+    def answerer(self):
+        """An extractive answerer over this library's index."""
+        from app.assistant.extractive import ExtractiveAnswerer
+        from app.assistant.tools import ToolBox
+
+        return ExtractiveAnswerer(ToolBox(self.index), self.index.embedder)
 
     @classmethod
     def answerer_over(cls, root: Path, title: str, *lessons: str):
         """An extractive answerer over one course of made-up lessons, synced; fails when it did not index."""
-        from app.assistant.extractive import ExtractiveAnswerer
-        from app.assistant.tools import ToolBox
-
         library = cls(root)
         library.write("course.txt", title, *lessons)
-        report = library.indexer.sync()
-        assert not report.problems, report.problems
-        return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+        return library.synced().answerer()
 
     def write(self, name: str, title: str, *lessons: str) -> Path:
         """Write a course file into the docs folder."""

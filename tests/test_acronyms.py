@@ -33,8 +33,6 @@ def test_the_words_an_acronym_stands_for_are_found_side_by_side():
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory):
     """An extractive answerer over a two-lesson course that says "variational auto encoder", never "VAE"."""
-    from app.assistant.extractive.answerer import ExtractiveAnswerer
-    from app.assistant.tools import ToolBox
     from tests.helpers import Library
 
     library = Library(tmp_path_factory.mktemp("vae"))
@@ -43,9 +41,7 @@ def answerer(tmp_path_factory):
         f"Lesson 1: Auto encoders\nLesson Link: https://example.com/1\n{SPELLED}\n"
         f"Lesson 2: Flows\nLesson Link: https://example.com/2\n{OTHER}\n"
     )
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    return library.synced().answerer()
 
 
 def test_an_acronym_the_course_says_in_full_is_answered_not_declined(answerer):

@@ -22,9 +22,7 @@ def index(tmp_path_factory):
     library = Library(tmp_path_factory.mktemp("bare"))
     for number, (title, lessons) in enumerate(COURSES.items()):
         (library.docs / f"course{number}.txt").write_text(titled_course_text(title, *lessons))
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return library.index
+    return library.synced().index
 
 
 def test_a_bare_course_name_names_the_course_and_leaves_the_topic(index):

@@ -20,9 +20,7 @@ def index(tmp_path_factory):
 
     library = Library(tmp_path_factory.mktemp("sourdough"))
     (library.docs / "sourdough.txt").write_text(titled_course_text(COURSE, *LESSONS))
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return library.index
+    return library.synced().index
 
 
 def test_the_course_name_asked_about_again_stays_in_the_topic(index):

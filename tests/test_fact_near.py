@@ -72,8 +72,6 @@ def test_a_name_said_far_from_the_topic_is_no_answer(scorer):
 @pytest.fixture(scope="module")
 def lectures(tmp_path_factory):
     """An extractive answerer over a one-lesson lecture course."""
-    from app.assistant.extractive.answerer import ExtractiveAnswerer
-    from app.assistant.tools import ToolBox
     from tests.helpers import Library
 
     library = Library(tmp_path_factory.mktemp("mind"))
@@ -81,9 +79,7 @@ def lectures(tmp_path_factory):
     lines += ["Lesson Link: https://example.com/1", OTHER_NAME, "", FAR_NAME, "", NAMED_TOPIC, "", MORE]
     lines += ["Lesson 2: Memory", "Lesson Link: https://example.com/2", ELSEWHERE]
     (library.docs / "mind.txt").write_text("\n".join(lines) + "\n")
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    return library.synced().answerer()
 
 
 def test_who_came_up_with_it_quotes_the_person_named_by_the_topic(lectures):

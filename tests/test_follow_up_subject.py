@@ -34,15 +34,11 @@ ASKED = "how often should I oil the chain?"
 @pytest.fixture(scope="module")
 def workshop(tmp_path_factory):
     """An extractive answerer over a two-lesson bicycle course."""
-    from app.assistant.extractive.answerer import ExtractiveAnswerer
-    from app.assistant.tools import ToolBox
     from tests.helpers import Library, titled_course_text
 
     library = Library(tmp_path_factory.mktemp("workshop"))
     (library.docs / "bike.txt").write_text(titled_course_text(BIKE, ("Chains", CHAINS), ("Tyres", TYRES)))
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    return library.synced().answerer()
 
 
 @pytest.fixture(scope="module")

@@ -34,8 +34,6 @@ HERBS = (
 @pytest.fixture(scope="module")
 def kitchen(tmp_path_factory):
     """An extractive answerer over a three-lesson baking course and a one-lesson gardening course."""
-    from app.assistant.extractive.answerer import ExtractiveAnswerer
-    from app.assistant.tools import ToolBox
     from tests.helpers import Library, titled_course_text
 
     library = Library(tmp_path_factory.mktemp("kitchen"))
@@ -43,9 +41,7 @@ def kitchen(tmp_path_factory):
     baking = titled_course_text(BREAD, *lessons)
     (library.docs / "bread.txt").write_text(baking)
     (library.docs / "garden.txt").write_text(titled_course_text(GARDEN, ("Herbs on the Windowsill", HERBS)))
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    return library.synced().answerer()
 
 
 def cited(*lessons: int) -> list[Source]:

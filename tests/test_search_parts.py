@@ -40,9 +40,7 @@ def library(tmp_path_factory) -> Library:
     ):
         text = course_text(title, *lessons).replace("Test Person", instructor)
         (library.docs / name).write_text(text)
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return library
+    return library.synced()
 
 
 def whole_only(library: Library, query: str, k: int) -> list[Passage]:

@@ -47,9 +47,7 @@ def library(tmp_path_factory) -> Library:
         ("Faces in Art", ART),
     ]
     (library.docs / "mind.txt").write_text(course("Mind and Machine", lessons))
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return library
+    return library.synced()
 
 
 def test_a_part_naming_a_lesson_by_its_title_is_searched_in_it_for_its_other_words(library):

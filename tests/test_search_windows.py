@@ -137,9 +137,7 @@ def library(tmp_path_factory) -> Library:
     library = Library(tmp_path_factory.mktemp("windows"), chunk_size=300, chunk_overlap=0)
     lessons = (("The Brain", "\n\n".join(BRAIN)), ("Seeing with Cameras", "\n\n".join(CAMERAS)))
     (library.docs / "mind.txt").write_text(titled_course_text("Mind and Machine", *lessons))
-    report = library.indexer.sync()
-    assert not report.problems, report.problems
-    return library
+    return library.synced()
 
 
 def test_a_part_naming_a_lesson_keeps_its_passage_that_answers_in_passing(library):
