@@ -306,14 +306,11 @@ LECTURES = "\n".join(
 
 def answerer_over(tmp_path_factory, name: str, text: str):
     """An extractive answerer over one course file of made-up text, on the real embedding model."""
-    from app.assistant.extractive import ExtractiveAnswerer
-    from app.assistant.tools import ToolBox
     from tests.helpers import Library
 
     library = Library(tmp_path_factory.mktemp(name))
     (library.docs / f"{name}.txt").write_text(text)
-    assert not library.indexer.sync().problems
-    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    return library.synced().answerer()
 
 
 @pytest.fixture(scope="module")

@@ -58,14 +58,10 @@ POTTERY = [
 @pytest.fixture(scope="module")
 def crafts(tmp_path_factory):
     """An extractive answerer over a baking course and a pottery course of their own."""
-    from app.assistant.extractive import ExtractiveAnswerer
-    from app.assistant.tools import ToolBox
-
     library = Library(tmp_path_factory.mktemp("crafts"))
     library.write("baking.txt", "Home Baking", *BAKING)
     library.write("pottery.txt", "Pottery Basics", *POTTERY)
-    assert not library.indexer.sync().problems
-    return ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    return library.synced().answerer()
 
 
 def test_a_half_naming_only_its_course_asks_the_other_halfs_question_there(crafts):

@@ -174,15 +174,12 @@ GOING_LIVE = (
 
 
 def test_a_follow_up_with_nothing_close_in_the_quoted_lesson_is_answered_from_its_course(tmp_path):
-    from app.assistant.extractive.answerer import ExtractiveAnswerer
-    from app.assistant.tools import ToolBox
     from tests.helpers import Library, titled_course_text
 
     library = Library(tmp_path)
     web = titled_course_text("Small Web Apps", ("Routes and Views", ROUTES), ("Going Live", GOING_LIVE))
     (library.docs / "web.txt").write_text(web)
-    assert not library.indexer.sync().problems
-    answerer = ExtractiveAnswerer(ToolBox(library.index), library.index.embedder)
+    answerer = library.synced().answerer()
     source = Source(label="Small Web Apps - Lesson 1", course_title="Small Web Apps", lesson_number=1)
     previous = Exchange(question="how does a route reach its view?", answer=ROUTES, sources=[source])
 
