@@ -10,7 +10,7 @@ a passage about the subject in general). A tail that asks a question of its own 
 differ?") is left to the comparison rules (`app.search.split`).
 
 The other way round, two things before the colon and a question after it ("kneading and folding: which
-builds more gluten?") asks that question of each thing. A head naming a course ("the Flask and HTMX
+builds more gluten?") asks that question of each thing. A head naming a course ("the bread and pastry
 course: …") is one thing.
 """
 

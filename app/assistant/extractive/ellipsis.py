@@ -1,5 +1,5 @@
-"""A follow-up that says only a few words of its own ("is a fixed cutoff ok?" after a question on cosine
-similarity) may leave its subject out: the previous question's.
+"""A follow-up that says only a few words of its own ("is a bigger pot fine?" after a question on repotting
+ferns) may leave its subject out: the previous question's.
 
 It is answered from its own words first: "and what is projection?" after a question on defence mechanisms
 asks about projection, and the previous words would pull the search back to what was just answered. Only
