@@ -11,11 +11,10 @@ question word and has no auxiliary of its own (it continues the first's frame).
 
 from __future__ import annotations
 
-from app.search.wording import PUNCTUATION
+from app.search.wording import AUXILIARIES, PUNCTUATION
 
 # The question words that ask for a thing ("what primitives", "how many layers").
 ASKING_WORDS = frozenset({"what", "which", "how", "whose"})
-AUXILIARIES = frozenset({"do", "does", "did", "is", "are", "was", "were", "can", "could", "should", "will"})
 # At most this many words between the question word and its auxiliary: more is a clause, not a thing.
 MAX_THING = 3
 

@@ -9,3 +9,10 @@ COURSE_RE = re.compile(r"\b(?:course|class|lecture|lesson)\b", re.IGNORECASE)
 QUESTION_WORDS = frozenset({"how", "what", "why", "which", "where", "when", "who"})
 PUNCTUATION = ",;:?!.()"
 DASHES = frozenset({"-", "–", "—"})
+# Words that only ask ("how is it", "what do servers"): no subject of their own.
+AUXILIARIES = frozenset(
+    {
+        "do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can", "could", "will",
+        "would", "should",
+    }
+)  # fmt: skip

@@ -10,17 +10,12 @@ from __future__ import annotations
 import re
 
 from app.search.names import STOPWORDS, stem, tokens
-from app.search.wording import COURSE_RE, PUNCTUATION, QUESTION_WORDS
+from app.search.wording import AUXILIARIES, COURSE_RE, PUNCTUATION, QUESTION_WORDS
 
 # A pronoun standing for a thing. Not a possessive ("its test client" names its own thing), nor "he" or "she":
 # a person is often what the other half asks for ("who built X, and what did he get?"), not its words.
 POINTER_RE = re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE)
 # A half that opens on its subject and then asks ("caching: what does it save …", "HNSW, how is it built?").
-# Words that only ask ("how is it", "what did he"): no subject of their own.
-AUXILIARIES = frozenset(
-    {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would"}
-    | {"should"}
-)
 FRONTED_RE = re.compile(r"^\s*([^:,?]+?)\s*[:,]\s*(?:how|what|why|which|where|when|who)\b", re.IGNORECASE)
 
 
