@@ -196,11 +196,9 @@ def search_with_parts(
     # ordered by their best window of sentences, and its best few by that order are offered. Those kept in
     # the first two thirds stay anyway, so they are not embedded (each window is a model call).
     stay = {found.place for found in kept[: k - k // 3]}
-    more = [
-        by_best_window(searcher.window_vectors, part, [one for one in found if one.place not in stay])[
-            : k // 3
-        ]
-        for part, found in lessons
-    ]
+    more = []
+    for part, found in lessons:
+        offered = [one for one in found if one.place not in stay]
+        more.append(by_best_window(searcher.window_vectors, part, offered)[: k // 3])
     tail = keep_more(kept, more, k)
     return [one if one.place in places else scored_for(searcher, query, scope, whole, one) for one in tail]
