@@ -43,7 +43,7 @@ def unsaid_row(answerer: Any, question: Question) -> dict[str, Any] | None:
     plan = answerer.plan(question.question, history)
     if plan.halves is not None or plan.outline or plan.course_error:
         return None
-    found = answerer._retrieve(plan)  # the passages the answer was drawn from (follow-ups look near first)
+    found = answerer.retrieve(plan)  # the passages the answer was drawn from (follow-ups look near first)
     if found.is_error or not found.passages:
         return None
     measured = answerer.signals(plan, found.passages)

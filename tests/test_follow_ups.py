@@ -156,7 +156,7 @@ def test_a_short_follow_up_naming_a_lesson_title_word_looks_in_that_lesson(kitch
     # "and baking?" after an answer from the starter and proofing lessons is about the lesson titled Baking.
     previous = Exchange(question="what does a sourdough starter do?", answer=STARTERS, sources=cited(1, 2))
     plan = understand("and baking?", kitchen.index, previous)
-    found = kitchen._retrieve(plan)
+    found = kitchen.retrieve(plan)
 
     assert plan.near == (3,)
     assert found.passages and found.passages[0].lesson_number == 3

@@ -92,12 +92,12 @@ class ExtractiveAnswerer:
 
     def _search(self, plan: Plan) -> Answer:
         """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
-        result = self._retrieve(plan)
+        result = self.retrieve(plan)
         full = in_full(self.index, plan.topic, result.passages) if not result.is_error else {}
         if full:
             # An acronym the lessons say only in full is searched, and its sentences quoted, in full too.
             plan = replace(plan, topic=f"{plan.topic} ({', '.join(full.values())})")
-            result = self._retrieve(plan)
+            result = self.retrieve(plan)
         note = f"{SEARCH_NOTE}\n\n{plan.note}" if plan.note else SEARCH_NOTE
         if result.is_error:
             return reply(note, result.text, [], True)
@@ -139,7 +139,7 @@ class ExtractiveAnswerer:
         fact = fact_near_topic(self.scorer, kind, plan.query, plan.context, quotes)
         return lead_at(quotes, fact) if fact is not None else []
 
-    def _retrieve(self, plan: Plan) -> ToolResult:
+    def retrieve(self, plan: Plan) -> ToolResult:
         """The passages for a plan. A follow-up is about the previous answer: it looks first in the lessons
         that answer quoted, in the one whose passages hold most of its own words, and searches its whole
         course when none holds them ("and how is it tested?" may move on)."""
