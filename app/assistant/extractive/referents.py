@@ -66,7 +66,7 @@ def stand_ins(candidates: list[tuple[Passage, int, str]], topic: str) -> dict[in
 
 def _keywords(topic: str) -> set[str]:
     """The stems of the topic's words that name something: not question words, fillers or numbers, nor a
-    verb the question asks about ("how should I run the app": "run" after its subject or a modal)."""
+    verb the question asks about ("how should I bake the loaf": "bake" after its subject or a modal)."""
     filler = {stem(word) for word in FILLER_STOPWORDS}
     words = tokens(topic)
     verbs = {stem(word) for before, word in zip(words, words[1:], strict=False) if before.lower() in DOERS}
@@ -98,8 +98,8 @@ def _named(before: list[str], keywords: set[str], person: bool) -> tuple[str, se
     """The nearest sentence before that names keywords, and those keywords; empty when none does.
 
     "he" and "she" stand for a person named anywhere in it (a word written with a capital: a name); "it"
-    and "they" for what its first words name, its subject ("Fine-tuning changes the weights."), not an
-    object at its end ("… stops at a cutoff date.")."""
+    and "they" for what its first words name, its subject ("Kneading builds the gluten."), not an object
+    at its end ("… shapes the loaf by hand.")."""
     for sentence in reversed(before):
         if person:
             said = {stem(word) for word in tokens(sentence) if word[:1].isupper()} & keywords
@@ -113,7 +113,7 @@ def _named(before: list[str], keywords: set[str], person: bool) -> tuple[str, se
 def _phrase(topic: str, named: set[str]) -> str:
     """The topic's words for what is named, as the topic writes them: from the first said to the last
     ("the conqueror" between "William" and …), or only the words said when that run is long; a hyphenated
-    word whole ("fine-tune")."""
+    word whole ("sour-dough")."""
     words = CHAIN_RE.findall(topic)
     at = [i for i, word in enumerate(words) if {stem(part) for part in word.split("-")} & named]
     if not at:
@@ -124,7 +124,7 @@ def _phrase(topic: str, named: set[str]) -> str:
 
 def closer(query: np.ndarray, meant: dict[int, tuple[str, str]], vectors: KeptVectors) -> dict[int, float]:
     """The similarity to the query of each sentence read as meant, where that beats the sentence naming
-    the subject: what it adds must be what is asked, not the subject's word alone ("It makes sense.")."""
+    the subject: what it adds must be what is asked, not the subject's word alone ("It is worth a look.")."""
     if not meant:
         return {}
     texts = [text for pair in meant.values() for text in pair]
