@@ -53,7 +53,7 @@ def stand_ins(candidates: list[tuple[Passage, int, str]], topic: str) -> dict[in
         if opening is None:
             continue
         pronoun = opening.group("pronoun").lower()
-        before = _before(passage, position, by_place)[-REACH[pronoun] :]
+        before = said_before(passage, position, by_place)[-REACH[pronoun] :]
         # What the sentence names itself is no part of what its pronoun stands for.
         naming, named = _named(before, keywords, person=pronoun in ("he", "she"))
         named -= set(content_words(sentence))
@@ -77,15 +77,18 @@ def _keywords(topic: str) -> set[str]:
     }
 
 
-def _before(passage: Passage, position: int, by_place: dict[tuple[str, int, int], Passage]) -> list[str]:
+def said_before(passage: Passage, position: int, by_place: dict[tuple[str, int, int], Passage]) -> list[str]:
     """The sentences of the lesson before the passage's sentence at `position`, as far as the passages read
-    go: its own passage's, then the previous chunk's when that was found too (less what they share)."""
-    own = split_sentences(passage.text)
+    go: its own passage's, then the previous chunk's when that was found too (less what they share).
+
+    Quotes list a sentence the chunks' overlap repeats once, under the earlier chunk: what comes before a
+    chunk's sentence is read from the chunks' text, not from the quotes."""
+    own = [sentence.strip() for sentence in split_sentences(passage.text)]
     course, lesson, chunk = passage.place
     previous = by_place.get((course, lesson, chunk - 1))
     if previous is None:
         return own[:position]
-    earlier = split_sentences(previous.text)
+    earlier = [sentence.strip() for sentence in split_sentences(previous.text)]
     # Chunks overlap: the passage may open on the previous chunk's last sentences.
     sizes = range(min(len(earlier), len(own)), 0, -1)
     shared = next((size for size in sizes if earlier[-size:] == own[:size]), 0)
