@@ -1,8 +1,8 @@
 """A fact asked about what a follow-up points back to ("who came up with it?", "when was it built?"): the
 sentence holding a person, a time or a number that is said just after the lecturer names that topic.
 
-The sentence that answers such a question shares nothing with it ("It was thought up by Pavlov." after
-"classical conditioning is ..."): what ties it to the topic is where it is said, not its words.
+The sentence that answers such a question shares nothing with it ("It was dreamt up by Marlowe." after
+"bell conditioning is ..."): what ties it to the topic is where it is said, not its words.
 """
 
 from __future__ import annotations
