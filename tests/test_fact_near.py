@@ -69,6 +69,32 @@ def test_a_name_said_far_from_the_topic_is_no_answer(scorer):
     assert fact_near_topic(scorer, PERSON, question, "bell conditioning", found) is None
 
 
+def test_the_topic_may_be_named_at_the_close_of_the_chunk_before(scorer):
+    # Chunks overlap: the naming sentence opens the fact's chunk too, and is listed once, under the first.
+    closing = "We talked about smells. Then comes a second kind of learning, known as bell conditioning."
+    opening = (
+        "Then comes a second kind of learning, known as bell conditioning. Um, it was dreamt up by Marlowe."
+    )
+    found = scorer.quotes(FOLLOW_UP, [passage(closing, 0.6, 4), passage(opening, 0.5, 5)])
+    assert [quote.sentence for quote in found if quote.passage.chunk_index == 5] == [
+        "Um, it was dreamt up by Marlowe."
+    ]
+
+    fact = fact_near_topic(scorer, PERSON, f"{FOLLOW_UP} bell conditioning", "bell conditioning", found)
+
+    assert fact is not None and fact.sentence == "Um, it was dreamt up by Marlowe."
+
+
+def test_the_fact_said_where_the_topic_is_introduced_beats_one_said_where_it_comes_up_again(scorer):
+    again = "It's bell conditioning. A student of mine, Dana Quist, once hated the smell of the lab."
+    introduced = "Today we turn to a learning known as bell conditioning. Um, it was dreamt up by Marlowe."
+    found = scorer.quotes(FOLLOW_UP, [passage(again, 0.7, 9), passage(introduced, 0.5, 4)])
+
+    fact = fact_near_topic(scorer, PERSON, f"{FOLLOW_UP} bell conditioning", "bell conditioning", found)
+
+    assert fact is not None and fact.sentence == "Um, it was dreamt up by Marlowe."
+
+
 @pytest.fixture(scope="module")
 def lectures(tmp_path_factory):
     """An extractive answerer over a one-lesson lecture course."""

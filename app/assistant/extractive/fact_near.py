@@ -1,8 +1,8 @@
 """A fact asked about what a follow-up points back to ("who came up with it?", "when was it built?"): the
 sentence holding a person, a time or a number that is said just after the lecturer names that topic.
 
-The sentence that answers such a question shares nothing with it ("It was thought up by Pavlov." after
-"classical conditioning is ..."): what ties it to the topic is where it is said, not its words.
+The sentence that answers such a question shares nothing with it ("It was dreamt up by Marlowe." after
+"bell conditioning is ..."): what ties it to the topic is where it is said, not its words.
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from app.assistant.extractive.answer_types import holds
+from app.assistant.extractive.definitions import defines
 from app.assistant.extractive.quotes import Quote, SentenceScorer
+from app.assistant.extractive.referents import said_before
 from app.assistant.extractive.sentences import is_filler
 from app.search.names import content_words
 
@@ -25,31 +27,42 @@ def fact_near_topic(
     scorer: SentenceScorer, kind: str, question: str, topic: str, quotes: list[Quote]
 ) -> Quote | None:
     """The sentence holding a fact of `kind` closest to a sentence naming `topic` (what the `question`'s
-    pronoun stands for); None when no sentence names it closely enough or none near it holds such a fact."""
+    pronoun stands for); None when no sentence names it closely enough or none near it holds such a fact.
+
+    The naming sentence may close the chunk before the fact's (the lesson's text is read, `said_before`)."""
     words = set(content_words(topic))
-    naming = [quote for quote in quotes if words & set(content_words(quote.sentence))]
-    if not words or not naming:
+    if not words:
         return None
-    query = scorer.embedder.embed_query(topic)
-    vectors = scorer.vectors.get([quote.sentence for quote in naming])
-    closeness = {
-        id(quote): float(np.dot(query, vector)) for quote, vector in zip(naming, vectors, strict=True)
-    }
-    known = set(content_words(f"{question} {topic}"))  # the question's words name what is asked about
-    best: tuple[float, Quote] | None = None
+    by_place = {quote.passage.place: quote.passage for quote in quotes}
+    naming: dict[int, list[str]] = {}
     for quote in quotes:
         if quote.asks or is_filler(quote.sentence):
             continue
-        near = [
-            closeness[id(other)]
-            for other in naming
-            if other.passage is quote.passage and 0 <= quote.position - other.position <= NEAR
-        ]
-        if not near or max(near) < MIN_NAMING:
+        around = [*said_before(quote.passage, quote.position, by_place)[-NEAR:], quote.sentence]
+        named = [sentence for sentence in around if words & set(content_words(sentence))]
+        if named:
+            naming[id(quote)] = named
+    texts = list(dict.fromkeys(sentence for named in naming.values() for sentence in named))
+    if not texts:
+        return None
+    query = scorer.embedder.embed_query(topic)
+    closeness = {
+        text: float(np.dot(query, vector))
+        for text, vector in zip(texts, scorer.vectors.get(texts), strict=True)
+    }
+    known = set(content_words(f"{question} {topic}"))  # the question's words name what is asked about
+    term = list(dict.fromkeys(content_words(topic)))
+    best: tuple[tuple[bool, float], Quote] | None = None
+    for quote in quotes:
+        close = [sentence for sentence in naming.get(id(quote), []) if closeness[sentence] >= MIN_NAMING]
+        if not close:
             continue
         titles = f"{quote.passage.course_title} {quote.passage.lesson_title}"
         if not holds(kind, quote.sentence, known | set(content_words(titles))):
             continue
-        if best is None or max(near) > best[0]:
-            best = (max(near), quote)
+        # Who made something, and when, is said where the lecturer introduces it ("… is known as X"), not
+        # where it comes up again ("It's X, again.").
+        rank = (any(defines(sentence, term) for sentence in close), max(closeness[s] for s in close))
+        if best is None or rank > best[0]:
+            best = (rank, quote)
     return best[1] if best else None

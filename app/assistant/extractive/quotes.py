@@ -13,6 +13,7 @@ from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import keyword_share, said_share
 from app.assistant.extractive.onward import next_chunk
+from app.assistant.extractive.referents import closer, stand_ins
 from app.assistant.extractive.replies import answers
 from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, is_question, repeats
 from app.courses.chunking import split_sentences
@@ -117,10 +118,17 @@ class SentenceScorer:
         query = self.embedder.embed_query(topic)
         wanted = asked_type(topic)  # a person, time or number: a sentence holding one is a likelier answer
         vectors = dict(zip(read, self.vectors.get([candidates[i][2] for i in read]), strict=True))
+        # A sentence naming the subject by a pronoun ("He spent his life in Rome.") is read as meant too, when
+        # so it says more of the question than the sentence that names the subject (`referents`).
+        meant = {i: pair for i, pair in stand_ins(candidates, topic).items() if i in vectors}
+        resolved = closer(query, meant, self.vectors)
         quotes: list[Quote] = []
         for i, ((passage, position, sentence), shared) in enumerate(zip(candidates, shares, strict=True)):
             vector = vectors.get(i)
             similarity = float(np.dot(query, vector)) if vector is not None else 0.0
+            if i in resolved:
+                similarity = max(similarity, resolved[i])
+                shared = max(shared, keyword_share(keywords, topic, passage, meant[i][0]))
             score = SENTENCE_WEIGHT * similarity + PASSAGE_WEIGHT * passage.score + KEYWORD_WEIGHT * shared
             score += bonus(wanted, topic, passage, sentence) if vector is not None else 0.0
             asks = is_question(sentence)
