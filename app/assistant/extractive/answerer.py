@@ -24,6 +24,7 @@ from app.assistant.extractive.confidence import (
 )
 from app.assistant.extractive.ellipsis import with_subject
 from app.assistant.extractive.fact_near import fact_near_topic
+from app.assistant.extractive.half_pool import half_passages, half_reading
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.meant import meant
 from app.assistant.extractive.nearest import nearest_share
@@ -254,7 +255,7 @@ class ExtractiveAnswerer:
             # A half that points back ("and what did he get for it?") is searched with the other's words too.
             query = f"{query} {other.topic}" if PRONOUN_RE.search(topic) else query
             result = search(self.toolbox, query, course, lesson)
-            passages = [] if result.is_error else result.passages
+            passages = half_passages(self.index, query, course, lesson, [] if result.is_error else result.passages)
             if lesson is None and owned is not None and taken is not None:
                 # The lesson the other half names is that half's: this half is about something else.
                 elsewhere = [p for p in passages if (p.course_title, p.lesson_number) != (taken.title, owned)]
@@ -265,7 +266,8 @@ class ExtractiveAnswerer:
                 own, theirs = own_subject(topic, other.topic), own_subject(other.topic, topic)
                 passages = [p for p in passages if about(own, theirs, passage_words(p))] or passages
             # Its sentences are read for what its pronoun stands for ("how is it invalidated": caching).
-            quotes = self.scorer.quotes(resolved(topic, other.topic), passages) if passages else []
+            reading = half_reading(passages)
+            quotes = self.scorer.quotes(resolved(topic, other.topic), passages, reading) if passages else []
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
             read.append(HalfRead(half, passages, quotes, found))
             if not found:
