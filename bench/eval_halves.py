@@ -40,7 +40,7 @@ def half_rows(answerer: Any, question: Question) -> list[dict[str, Any]]:
             continue
         phrase = flat(gold.evidence).lower()
         found = [_found(one, phrase) for one in read]
-        # The half that quotes the phrase, else the one that searched its lesson, else the one finding it soonest.
+        # The half quoting the phrase, else the one that searched its lesson, else the one finding it first.
         quoted = [each for each in found if each["cause"] == "quoted"]
         lessons = [each for one, each in zip(read, found, strict=True) if _reads_lesson(one, gold)]
         held = sorted((each for each in found if each["passage"]), key=lambda each: each["passage"])
@@ -61,7 +61,12 @@ def _found(one: Any, phrase: str) -> dict[str, Any]:
     at = next((n for n, quote in enumerate(ranked, 1) if _says(quote.sentence, phrase)), None)
     sentence = "unread" if at is not None and not ranked[at - 1].embedded else at
     quoted = any(_says(quote.sentence, phrase) for quote in one.lead + more_of(one.quotes, one.lead))
-    return {**row, "passage": ranks[0], "sentence": sentence, "cause": "quoted" if quoted else "sentence not chosen"}
+    return {
+        **row,
+        "passage": ranks[0],
+        "sentence": sentence,
+        "cause": "quoted" if quoted else "sentence not chosen",
+    }
 
 
 def _reads_lesson(one: Any, gold: Any) -> bool:
@@ -99,7 +104,13 @@ def main(argv: list[str] | None = None) -> None:
     for name in args.library:
         rows = library_rows(name, args.index_dir, hybrid=not args.dense)
         table = [
-            (row["id"], str(row["lesson"]), row["half"][:60], str(row["passage"] or "-"), str(row["sentence"] or "-"))
+            (
+                row["id"],
+                str(row["lesson"]),
+                row["half"][:60],
+                str(row["passage"] or "-"),
+                str(row["sentence"] or "-"),
+            )
             + (row["cause"],)
             for row in rows
         ]

@@ -128,7 +128,10 @@ def test_a_nearest_passage_already_read_changes_nothing():
 def test_a_larger_budget_reads_more_of_the_sentences_that_say_the_topic():
     passages = [passage(chunk, 0.6 - chunk / 100) for chunk in range(6)]
     candidates, shares = listed(
-        *((where, [(f"Pruning cut {where.chunk_index}-{n} heals.", 0.5) for n in range(6)]) for where in passages)
+        *(
+            (where, [(f"Pruning cut {where.chunk_index}-{n} heals.", 0.5) for n in range(6)])
+            for where in passages
+        )
     )
     defining = [False] * len(candidates)
 

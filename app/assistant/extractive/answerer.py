@@ -55,6 +55,7 @@ from app.search.embedding.protocol import Embedder
 from app.search.models import CourseRecord, Passage
 from app.search.names import content_words, spelled_out
 
+
 class HalfRead(NamedTuple):
     """One half of a comparison as read: its plan, the passages it searched, their scored sentences, and its
     lead (empty when nothing relevant was found)."""
@@ -255,7 +256,9 @@ class ExtractiveAnswerer:
             # A half that points back ("and what did he get for it?") is searched with the other's words too.
             query = f"{query} {other.topic}" if PRONOUN_RE.search(topic) else query
             result = search(self.toolbox, query, course, lesson)
-            passages = half_passages(self.index, query, course, lesson, [] if result.is_error else result.passages)
+            passages = half_passages(
+                self.index, query, course, lesson, [] if result.is_error else result.passages
+            )
             if lesson is None and owned is not None and taken is not None:
                 # The lesson the other half names is that half's: this half is about something else.
                 elsewhere = [p for p in passages if (p.course_title, p.lesson_number) != (taken.title, owned)]
