@@ -123,3 +123,17 @@ def test_a_nearest_passage_already_read_changes_nothing():
         "Scab on fruit number 0 is black.",
         "Scab on fruit number 1 is black.",
     }
+
+
+def test_a_larger_budget_reads_more_of_the_sentences_that_say_the_topic():
+    passages = [passage(chunk, 0.6 - chunk / 100) for chunk in range(6)]
+    candidates, shares = listed(
+        *(
+            (where, [(f"Pruning cut {where.chunk_index}-{n} heals.", 0.5) for n in range(6)])
+            for where in passages
+        )
+    )
+    defining = [False] * len(candidates)
+
+    assert len(worth_reading(candidates, shares, defining, RUN)) == MAX_EMBEDDED
+    assert len(worth_reading(candidates, shares, defining, RUN, reading=30)) == 30

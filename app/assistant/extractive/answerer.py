@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import NamedTuple
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.answer_types import asked_type
@@ -23,6 +24,7 @@ from app.assistant.extractive.confidence import (
 )
 from app.assistant.extractive.ellipsis import with_subject
 from app.assistant.extractive.fact_near import fact_near_topic
+from app.assistant.extractive.half_pool import half_passages, half_reading
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.meant import meant
 from app.assistant.extractive.nearest import nearest_share
@@ -52,6 +54,17 @@ from app.assistant.tools import ToolBox, ToolResult
 from app.search.embedding.protocol import Embedder
 from app.search.models import CourseRecord, Passage
 from app.search.names import content_words, spelled_out
+
+
+class HalfRead(NamedTuple):
+    """One half of a comparison as read: its plan, the passages it searched, their scored sentences, and its
+    lead (empty when nothing relevant was found)."""
+
+    half: Plan
+    passages: list[Passage]
+    quotes: list[Quote]
+    lead: list[Quote]
+
 
 # The passages of a lesson read together when a follow-up chooses between the lessons just quoted.
 AROUND = 5
@@ -201,13 +214,32 @@ class ExtractiveAnswerer:
 
     def _compare(self, plan: Plan) -> Answer | None:
         """Answer each half of a comparison on its own and quote both; None for a question that is no
-        comparison, or when that finds no two answers.
+        comparison, or when that finds no two answers."""
+        read = self.read_halves(plan)
+        if read is None or not all(one.lead for one in read):
+            return None
+        halves = (read[0].half, read[1].half)
+        confidence = min(self.signals(one.half, one.passages).confidence for one in read)
+        picked = [(one.quotes, one.lead) for one in read]
+        second = apart(*picked[1], picked[0][1], distinctive(halves[1].topic, halves[0].topic))
+        if second is None:  # the halves find one thing (“fixtures and fixture setup”): one answer
+            return None
+        notes = list(dict.fromkeys(half.note for half in halves if half.note))
+        body, sources = render_quotes(
+            picked[0][1] + more_of(*picked[0]) + second + more_of(picked[1][0], second)
+        )
+        answer = reply("\n\n".join([SEARCH_NOTE, *notes]), body, sources, True)
+        return answer.model_copy(update={"confidence": confidence})
+
+    def read_halves(self, plan: Plan) -> list[HalfRead] | None:
+        """Each half of a comparison read on its own: its passages, scored sentences and lead (empty when
+        nothing relevant was found); None for a question that is no comparison.
 
         A half that names a course searches it ("the baking course and the pottery course"), one that
         names a lesson by a word of its title searches that lesson ("the Skinner lecture"). A half that names
         no course keeps the whole question's course (a follow-up's, say, or the one course the other half
         names: "what MCP servers expose vs what clients expose") when that course says every word of the half
-        that the library says.
+        that the library says. A half stops being read once one before it found no lead.
         """
         if plan.halves is None:
             return None
@@ -215,8 +247,7 @@ class ExtractiveAnswerer:
         named = {half.course.title for half in halves if half.course is not None}
         whole = plan.course if plan.course is not None and named <= {plan.course.title} else None
         shared = None if plan.course_error else whole
-        picked: list[tuple[list[Quote], list[Quote]]] = []
-        confidence = 1.0
+        read: list[HalfRead] = []
         places = [self._place(half, other, shared, plan) for half, other in (halves, halves[::-1])]
         for (half, other), (course, lesson, query), (taken, owned, _) in zip(
             (halves, halves[::-1]), places, places[::-1], strict=True
@@ -225,7 +256,9 @@ class ExtractiveAnswerer:
             # A half that points back ("and what did he get for it?") is searched with the other's words too.
             query = f"{query} {other.topic}" if PRONOUN_RE.search(topic) else query
             result = search(self.toolbox, query, course, lesson)
-            passages = [] if result.is_error else result.passages
+            passages = half_passages(
+                self.index, query, course, lesson, [] if result.is_error else result.passages
+            )
             if lesson is None and owned is not None and taken is not None:
                 # The lesson the other half names is that half's: this half is about something else.
                 elsewhere = [p for p in passages if (p.course_title, p.lesson_number) != (taken.title, owned)]
@@ -236,21 +269,13 @@ class ExtractiveAnswerer:
                 own, theirs = own_subject(topic, other.topic), own_subject(other.topic, topic)
                 passages = [p for p in passages if about(own, theirs, passage_words(p))] or passages
             # Its sentences are read for what its pronoun stands for ("how is it invalidated": caching).
-            quotes = self.scorer.quotes(resolved(topic, other.topic), passages) if passages else []
+            reading = half_reading(passages)
+            quotes = self.scorer.quotes(resolved(topic, other.topic), passages, reading) if passages else []
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
+            read.append(HalfRead(half, passages, quotes, found))
             if not found:
-                return None
-            picked.append((quotes, found))
-            confidence = min(confidence, self.signals(half, passages).confidence)
-        second = apart(*picked[1], picked[0][1], distinctive(halves[1].topic, halves[0].topic))
-        if second is None:  # the halves find one thing (“fixtures and fixture setup”): one answer
-            return None
-        notes = list(dict.fromkeys(half.note for half in halves if half.note))
-        body, sources = render_quotes(
-            picked[0][1] + more_of(*picked[0]) + second + more_of(picked[1][0], second)
-        )
-        answer = reply("\n\n".join([SEARCH_NOTE, *notes]), body, sources, True)
-        return answer.model_copy(update={"confidence": confidence})
+                break
+        return read
 
     def _place(
         self, half: Plan, other: Plan, shared: CourseRecord | None, plan: Plan

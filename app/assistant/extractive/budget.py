@@ -15,10 +15,14 @@ AFTER = 2
 
 
 def worth_reading(
-    candidates: list[tuple[Passage, int, str]], shares: list[float], defining: list[bool], run: int
+    candidates: list[tuple[Passage, int, str]],
+    shares: list[float],
+    defining: list[bool],
+    run: int,
+    reading: int = MAX_EMBEDDED,
 ) -> list[int]:
     """The candidates to embed, by index: every sentence of the best passage, those sharing a word with the
-    topic and their neighbours, the `run` after a definition of the subject, at most MAX_EMBEDDED.
+    topic and their neighbours, the `run` after a definition of the subject, at most `reading`.
 
     Candidates are listed passage by passage, best passage first: after the best passage's, the higher
     share goes first, and between equal shares the earlier passage. The passage nearest in meaning is read
@@ -33,11 +37,11 @@ def worth_reading(
             for j in _around(candidates, i, run if defining[i] else AFTER):
                 reason[j] = max(reason.get(j, 0.0), shares[i])
     ranked = sorted(reason, key=lambda i: (candidates[i][0] is not first, -reason[i], i))
-    unread = _unread_nearest(candidates, shares, ranked[:MAX_EMBEDDED])
+    unread = _unread_nearest(candidates, shares, ranked[:reading])
     if unread is not None:
         extra = set(_around(candidates, unread, run if defining[unread] else AFTER))
         ranked = sorted(reason, key=lambda i: (candidates[i][0] is not first, i not in extra, -reason[i], i))
-    return sorted(ranked[:MAX_EMBEDDED])
+    return sorted(ranked[:reading])
 
 
 def _unread_nearest(

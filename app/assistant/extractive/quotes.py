@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.assistant.extractive.answer_types import asked_type, bonus
-from app.assistant.extractive.budget import worth_reading
+from app.assistant.extractive.budget import MAX_EMBEDDED, worth_reading
 from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import keyword_share, said_share
@@ -99,10 +99,11 @@ class SentenceScorer:
         self.embedder = embedder
         self.vectors = KeptVectors(embedder, SENTENCE_CACHE_SIZE)
 
-    def quotes(self, topic: str, passages: list[Passage]) -> list[Quote]:
+    def quotes(self, topic: str, passages: list[Passage], reading: int = MAX_EMBEDDED) -> list[Quote]:
         """Every sentence of the passages once (overlapping chunks repeat some), scored against the topic.
 
-        Only the likely ones are embedded (`budget.worth_reading`); the others keep their place as context.
+        Only the likely ones are embedded, at most `reading` (`budget.worth_reading`); the others keep their
+        place as context.
         """
         candidates = _unique_sentences(passages)
         if not candidates:
@@ -114,7 +115,7 @@ class SentenceScorer:
         # Which to read counts every word of the topic, its course's too: "HTMX is …" defines HTMX even in
         # the HTMX course.
         said = [said_share(keywords, topic, sentence) for _, _, sentence in candidates]
-        read = worth_reading(candidates, said, defining, LEAD_SENTENCES)
+        read = worth_reading(candidates, said, defining, LEAD_SENTENCES, reading)
         query = self.embedder.embed_query(topic)
         wanted = asked_type(topic)  # a person, time or number: a sentence holding one is a likelier answer
         vectors = dict(zip(read, self.vectors.get([candidates[i][2] for i in read]), strict=True))
