@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.errors import CourseNotFound
 from app.search.models import CourseRecord
-from app.search.names import STOPWORDS, content_words, tokens
+from app.search.names import STOPWORDS, TOKEN_RE, content_words, stem, tokens
 
 if TYPE_CHECKING:
     from app.search.index import CourseIndex
@@ -101,7 +101,7 @@ def find_course(question: str, index: CourseIndex) -> CourseRef:
         return bare
     mentioned = index.course_mentioned(question) or _lower_case_acronym(question, index)
     if mentioned is not None:
-        return CourseRef(*mentioned)
+        return with_title_words(question, *mentioned)
     return CourseRef(note=note, named_by=missed, at=missed_at)
 
 
@@ -162,3 +162,31 @@ def _looks_like_name(phrase: str) -> bool:
     """True when every meaningful word is capitalised or an acronym ("Kubernetes", "Machine Learning")."""
     words = [token for token in tokens(phrase) if token.lower() not in STOPWORDS]
     return bool(words) and all(word[0].isupper() or word[0].isdigit() for word in words)
+
+
+def with_title_words(question: str, course: CourseRecord, named_by: str) -> CourseRef:
+    """The course a code or instructor names, with the words of its title said next to them ("polak game
+    theory grading"): they name the course there and leave the topic, which every passage of the course
+    would otherwise match by them. Kept when the question says nothing else."""
+    title = set(content_words(course.title))
+    named = {word.lower() for word in tokens(named_by)}
+    words = list(TOKEN_RE.finditer(question))
+    at = [position for position, word in enumerate(words) if word.group(0).lower() in named]
+    if not at:
+        return CourseRef(course, named_by)
+
+    def naming(word: str) -> bool:
+        # "s" is the tail of a possessive ("polak's game theory").
+        return word.lower() == "s" or stem(word) in title
+
+    first, last = at[0], at[-1]
+    while first > 0 and naming(words[first - 1].group(0)):
+        first -= 1
+    while last + 1 < len(words) and naming(words[last + 1].group(0)):
+        last += 1
+    span = (words[first].start(), words[last].end())
+    rest = f"{question[: span[0]]} {question[span[1] :]}"
+    grown = any(stem(word.group(0)) in title for word in words[first : last + 1])
+    if not grown or not content_words(LESSON_RE.sub(" ", rest)):
+        return CourseRef(course, named_by)
+    return CourseRef(course, question[span[0] : span[1]], span)
