@@ -82,9 +82,9 @@ def test_an_object_a_verb_or_a_sentence_too_far_back_is_no_stand_in():
         stand_ins([(passage(verb, 0.6), 1, "It is best to check the crust.")], "how should I bake bread")
         == {}
     )
-    # "it" goes back two sentences at most.
-    far = "Rye makes a dense loaf. Many bakers like that. Some do not. Most agree. It keeps for a week."
-    assert stand_ins([(passage(far, 0.6), 4, "It keeps for a week.")], "how long does rye keep") == {}
+    # "it" stands for the subject of the sentence right before it, not of one further back.
+    far = "Rye makes a dense loaf. Many bakers like that. It keeps for a week."
+    assert stand_ins([(passage(far, 0.6), 2, "It keeps for a week.")], "how long does rye keep") == {}
 
 
 def test_a_pronoun_sentence_that_adds_nothing_asked_is_not_lifted(scorer):

@@ -5,7 +5,7 @@ Rome." after a sentence naming the poet. The model reads "He spent his life in R
 scores far below a sentence that names the poet and says little ("The poet lives on in our schools.").
 Read as "poet spent his life in Rome.", it scores as what it says. The pronoun stands for the question's
 words that the sentences just before it say: as far back as a lecturer goes on about a person ("he",
-"she"), a shorter way for a thing ("it", "they"), whose pronoun moves on sooner.
+"she"), the sentence right before for a thing ("it", "they"), whose pronoun moves on sooner.
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ from app.search.embedding.kept import KeptVectors
 from app.search.models import Passage
 from app.search.names import CHAIN_RE, content_words, stem, tokens
 
-# How many sentences back the pronoun's subject may be named: a person is talked about for longer.
-REACH = {"he": 4, "she": 4, "it": 2, "they": 2}
+# How many sentences back the pronoun's subject may be named: a person is talked about for longer; "it" and
+# "they" go back one sentence (two lost a labelled comparison: "So it's a complicated device." after a
+# sentence about how many neurons there are read as the neuron, where the lecturer meant the brain).
+REACH = {"he": 4, "she": 4, "it": 1, "they": 1}
 # "it" and "they" stand for what one of the first this many words of content of the sentence before names.
 SUBJECT_WORDS = 2
 # Words a spoken sentence may open with before its subject ("Um, he …", "And so it …").
