@@ -22,8 +22,8 @@ from app.search.models import Passage
 from app.search.names import CHAIN_RE, content_words, stem, tokens
 
 # How many sentences back the pronoun's subject may be named: a person is talked about for longer; "it" and
-# "they" go back one sentence (two lost a labelled comparison: "So it's a complicated device." after a
-# sentence about how many neurons there are read as the neuron, where the lecturer meant the brain).
+# "they" only one sentence ("Here are facts about ovens. There are many kinds. So it's a hot place." means
+# the kitchen, not the oven: two sentences back lost a labelled comparison's lead).
 REACH = {"he": 4, "she": 4, "it": 1, "they": 1}
 # "it" and "they" stand for what one of the first this many words of content of the sentence before names.
 SUBJECT_WORDS = 2
