@@ -23,6 +23,7 @@ import numpy as np
 
 from app.search.apart import split
 from app.search.catalog import CatalogSnapshot
+from app.search.contractions import contraction_terms
 from app.search.coverage import catalog_words, covered
 from app.search.forms import family_scores
 from app.search.ids import ChunkKey
@@ -277,7 +278,7 @@ class LexicalIndex:
         whatever the scope, so a score means the same in a course search as in a library search.
         """
         view = self._follow(library)
-        terms = view.query_terms(query, vocabulary)
+        terms = view.query_terms(query, vocabulary) - contraction_terms(query)
         if not terms:
             return []
         scores = view.scores(terms)
