@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.search.catalog import CatalogSnapshot
+from app.search.forms import other_forms
 from app.search.names import FUNCTION_WORDS, stem, tokens
 from app.search.variants import variants
 
@@ -46,6 +47,7 @@ def covered(view: LibraryView, text: str, vocabulary: frozenset[str], named: fro
             said(term)
             or word.lower() in named
             or variants([term], said)
+            or other_forms(term, said)
             or view.written_otherwise(word, vocabulary)
             or view.speller.correct(word, vocabulary) is not None
         ):

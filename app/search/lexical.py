@@ -23,7 +23,9 @@ import numpy as np
 
 from app.search.apart import split
 from app.search.catalog import CatalogSnapshot
+from app.search.contractions import contraction_terms
 from app.search.coverage import catalog_words, covered
+from app.search.forms import family_scores
 from app.search.ids import ChunkKey
 from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
 from app.search.names import terms as written_words
@@ -216,13 +218,8 @@ class LibraryView:
         return found
 
     def scores(self, terms: set[str]) -> np.ndarray:
-        """Okapi BM25 of every row for the query terms."""
-        total = np.zeros(self.size)
-        for term in terms:
-            if self.frequencies[term] > 0:
-                rows, counts = self.postings(term)
-                total[rows] += self.idf(term) * counts * (K1 + 1) / (counts + self.norm[rows])
-        return total
+        """Okapi BM25 of every row for the query terms, each word's forms scored as one term (`forms`)."""
+        return family_scores(self, terms, K1)
 
     def admitted(self, scope: Iterable[str], lesson: int | None) -> np.ndarray | None:
         """A mask of the rows of the scope courses (and the lesson); None when every row is admitted.
@@ -281,7 +278,7 @@ class LexicalIndex:
         whatever the scope, so a score means the same in a course search as in a library search.
         """
         view = self._follow(library)
-        terms = view.query_terms(query, vocabulary)
+        terms = view.query_terms(query, vocabulary) - contraction_terms(query)
         if not terms:
             return []
         scores = view.scores(terms)
