@@ -1,12 +1,12 @@
 """List questions: "which <things> have <a property>" asks for several things, each often in its own lesson.
 
 A search ranks the passages of the lesson that says the property most, so its top k fill up with that one
-lesson, and a lesson that says the same property in other words ("a critical threshold" for "a tipping
-point") ranks far down. A lecture that says the property often points to the other things that have it ("we
-already saw this in the auction game, at 90%"). So the sentences of the best passage that say the property
-are searched again, and the best passage of each other lesson they find takes one of the last places of the
-top k (at most a third of them, as `parts.keep_more` gives them: the whole question's first two thirds keep
-their places).
+lesson, and a lesson that says the same property in other words ("where it gives way" for "a weak spot")
+ranks far down. A lecture that says the property often points to the other things that have it ("we already
+saw a weak spot on the rope bridge, the third plank"). So the sentences of the best passage that say the
+property are searched again, and the best passage of each other lesson they find takes one of the last
+places of the top k (at most a third of them, as `parts.keep_more` gives them: the whole question's first
+two thirds keep their places).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from app.search.names import content_words
 from app.search.searcher import Searcher
 from app.search.wording import AUXILIARIES
 
-# "which games ...", "which lessons ...": "which" and a plural noun (not a verb agreeing with "which").
+# "which bridges ...", "which lessons ...": "which" and a plural noun (not a verb agreeing with "which").
 LIST_RE = re.compile(r"^\W*which\s+([a-z]{3,}s)\b", re.IGNORECASE)
 # Endings of a singular word that ends in "s" ("class", "focus", "analysis").
 SINGULAR_ENDS = ("ss", "us", "is")
@@ -29,7 +29,7 @@ PROPERTY_WORDS = 2
 
 
 def listed_noun(question: str) -> str | None:
-    """The plural noun a list question asks for ("games" of "which games have ..."), or None."""
+    """The plural noun a list question asks for ("bridges" of "which bridges have ..."), or None."""
     match = LIST_RE.match(question)
     if match is None:
         return None

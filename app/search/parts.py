@@ -162,7 +162,7 @@ def search_with_parts(
 ) -> list[Passage]:
     """The k best passages for the query, keeping each compared part's first passage among them; a query
     comparing nothing that names a lesson by a word of its title ("the Skinner lecture") is searched within
-    that lesson; a list question ("which games have ...") offers other lessons' passages (`listed`)."""
+    that lesson; a list question ("which bridges have ...") offers other lessons' passages (`listed`)."""
     kept = _with_parts(searcher, query, library, scope, course, lesson, k)
     if k < MIN_K:
         return kept
