@@ -14,6 +14,9 @@ from tests.helpers import Library, titled_course_text
     [
         ("which bridges have a weak spot?", "bridges"),
         ("Which rivers in the valley course flood in spring, and when?", "rivers"),
+        ("rope bridges - which knots hold best?", "knots"),  # a topic, then the list question
+        ("stone bridges: which arches crack first?", "arches"),
+        ("the old bridge, which stones were replaced?", None),  # "which" after a comma is often relative
         ("which bridge has a weak spot?", None),  # one thing asked for
         ("which class covers arches?", None),  # a singular word ending in "s"
         ("which does more harm, rain or frost?", None),  # a verb agreeing with "which"

@@ -20,8 +20,9 @@ from app.search.names import content_words
 from app.search.searcher import Searcher
 from app.search.wording import AUXILIARIES
 
-# "which bridges ...", "which lessons ...": "which" and a plural noun (not a verb agreeing with "which").
-LIST_RE = re.compile(r"^\W*which\s+([a-z]{3,}s)\b", re.IGNORECASE)
+# "which bridges ...", "rope bridges: which knots ...": "which" and a plural noun (not a verb agreeing with
+# "which"), opening the question or its clause after a topic and a colon or dash.
+LIST_RE = re.compile(r"(?:^|[:\u2013\u2014]|\s-)\W*which\s+([a-z]{3,}s)\b", re.IGNORECASE)
 # Endings of a singular word that ends in "s" ("class", "focus", "analysis").
 SINGULAR_ENDS = ("ss", "us", "is")
 # A sentence says the property when it says this many of the question's other words (or all, when fewer).
@@ -30,7 +31,7 @@ PROPERTY_WORDS = 2
 
 def listed_noun(question: str) -> str | None:
     """The plural noun a list question asks for ("bridges" of "which bridges have ..."), or None."""
-    match = LIST_RE.match(question)
+    match = LIST_RE.search(question)
     if match is None:
         return None
     noun = match.group(1).lower()
