@@ -25,6 +25,7 @@ from itertools import zip_longest
 from typing import NamedTuple
 
 from app.search.catalog import CatalogEntry, CatalogSnapshot
+from app.search.listed import listed_passages
 from app.search.models import CourseRecord, Passage
 from app.search.names import content_words
 from app.search.resolver import mentioned_course
@@ -161,7 +162,28 @@ def search_with_parts(
 ) -> list[Passage]:
     """The k best passages for the query, keeping each compared part's first passage among them; a query
     comparing nothing that names a lesson by a word of its title ("the Skinner lecture") is searched within
-    that lesson."""
+    that lesson; a list question ("which bridges have ...") offers other lessons' passages (`listed`)."""
+    kept = _with_parts(searcher, query, library, scope, course, lesson, k)
+    if k < MIN_K:
+        return kept
+    listed = listed_passages(searcher, query, library, scope, course, lesson, kept, k)
+    if not listed:
+        return kept
+    places = {found.place for found in kept}
+    tail = keep_more(kept, [listed], k)
+    return [one if one.place in places else scored_for(searcher, query, scope, kept, one) for one in tail]
+
+
+def _with_parts(
+    searcher: Searcher,
+    query: str,
+    library: CatalogSnapshot,
+    scope: list[CatalogEntry],
+    course: str | None,
+    lesson: int | None,
+    k: int,
+) -> list[Passage]:
+    """The k best passages for the query, with each compared part's (`search_with_parts`)."""
     halves = split_comparison(query)
     records = [entry.record for entry in scope]
     titled = lesson_by_title_word(query, records) if lesson is None and halves is None else None
