@@ -1,8 +1,8 @@
 """One word in another form: a query word the library never says, scored with the library's nouns of it.
 
 A student asks with the verb ("how do cacti adapt to drought") where the lecture says the noun ("an
-adaptation to drought"). The stem (`names.stem`) strips only "s" and "ing", so the question's term matches no passage and
-keywords rank by its other words alone. Such a term is scored as one family with the nouns its word forms
+adaptation to drought"). The stem (`names.stem`) strips only "s" and "ing", so the question's term matches
+no passage and keywords rank by its other words alone. Such a term is scored as one family with the nouns its word forms
 by an ending the library says ("adapt": "adaptation"): its passages are those holding any form, its idf that
 of their union, so the family weighs as the word does in the library.
 
