@@ -1,14 +1,13 @@
 """One word in another form: a query word the library never says, scored with the library's nouns of it.
 
-A student asks with the verb ("how do cacti adapt to drought") where the lecture says the noun ("an
-adaptation to drought"). The stem (`names.stem`) strips only "s" and "ing", so the question's term matches
-no passage and keywords rank by its other words alone. Such a term is scored as one family with the nouns its word forms
-by an ending the library says ("adapt": "adaptation"): its passages are those holding any form, its idf that
-of their union, so the family weighs as the word does in the library.
-
-Only noun endings, and only for a term the library never says. Not the base word a stem lost its silent e
-from ("retrieving": "retrieve"), nor an "-ed" or "-al" form: measured on the sample library, such a form of
-a course's everyday word ("retrieve", "retrieval") outweighed the question's topic.
+A student asks with the verb ("how do cacti adapt to drought") where the lecture says the noun ("an adaptation
+to drought"). The stem (`names.stem`) strips only "s" and "ing", so the question's term matches no passage and
+keywords rank by its other words alone. Such a term is scored as one family with the nouns its word forms by
+an ending the library says ("adapt": "adaptation"): its passages are those holding any form, its idf that of
+their union, so the family weighs as the word does in the library. Only noun endings, and only for a term the
+library never says. Not the base word a stem lost its silent e from ("retrieving": "retrieve"), nor an "-ed"
+or "-al" form: measured on the sample library, such a form of a course's everyday word ("retrieve",
+"retrieval") outweighed the question's topic.
 """
 
 from __future__ import annotations
