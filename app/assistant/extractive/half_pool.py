@@ -12,25 +12,46 @@ sentences spread over ten passages, the first passages' answering sentences went
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from app.assistant.extractive.budget import MAX_EMBEDDED
+from app.assistant.extractive.antecedent import FRONTED_RE
 from app.search.models import CourseRecord, Passage
 
 if TYPE_CHECKING:
     from app.search.index import CourseIndex
 
+# A pronoun standing for the subject; a possessive ("burning his boats") comes with its own thing.
+POINTER_RE = re.compile(r"\b(?:it|they|them|he|she|him)\b", re.IGNORECASE)
 # The passages one half reads, and the sentences it reads for meaning per passage (a whole answer reads
 # MAX_EMBEDDED of the tool's five).
 HALF_PASSAGES = 10
 READ_PER_PASSAGE = 4
 
 
+def two_things(topics: tuple[str, str], places: tuple[object, object]) -> bool:
+    """True for halves that ask about two things; False for two clauses of one question about one thing:
+    both search the same place and one names its subject only by a pronoun."""
+    return places[0] != places[1] or not any(_pointing(topic) for topic in topics)
+
+
+def _pointing(topic: str) -> bool:
+    """True for a half that names its subject by a pronoun and not before asking ("caching: how is it …")."""
+    return POINTER_RE.search(topic) is not None and FRONTED_RE.match(topic) is None
+
+
 def half_passages(
-    index: CourseIndex, query: str, course: CourseRecord | None, lesson: int | None, found: list[Passage]
+    index: CourseIndex,
+    query: str,
+    course: CourseRecord | None,
+    lesson: int | None,
+    found: list[Passage],
+    wide: bool = True,
 ) -> list[Passage]:
-    """The passages the search tool found for a half, then its next best up to HALF_PASSAGES in all."""
-    if not found:
+    """The passages the search tool found for a half, then (when `wide`) its next best up to HALF_PASSAGES
+    in all."""
+    if not found or not wide:
         return found
     seen = {passage.place for passage in found}
     title = course.title if course is not None else None
