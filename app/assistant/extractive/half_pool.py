@@ -8,6 +8,13 @@ half's first five spoke of its subject without answering it (`python -m bench.ev
 comparison loses a quote). A half therefore reads its next five too, straight from the index, after the
 tool's five, as `retrieve.wider` does for a fact. Its reading budget grows with them: with the same twenty
 sentences spread over ten passages, the first passages' answering sentences went unread.
+
+Two clauses of one question about one thing ("when was the mill built, and what did it grind?": the second
+names the first's subject by a pronoun, and both search the same place) read only the tool's five: such a
+clause has fewer words still, and among its next five a sentence that says the subject's words (another year
+of the mill's) outscored the answer of the first five. Measured, no margin or floor on the extra passages'
+scores tells the two apart: a comparison's answer in its 8th passage beat its first five by less than such a
+question's wrong sentence did.
 """
 
 from __future__ import annotations
@@ -15,8 +22,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from app.assistant.extractive.budget import MAX_EMBEDDED
 from app.assistant.extractive.antecedent import FRONTED_RE
+from app.assistant.extractive.budget import MAX_EMBEDDED
 from app.search.models import CourseRecord, Passage
 
 if TYPE_CHECKING:
