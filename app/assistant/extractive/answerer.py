@@ -24,7 +24,7 @@ from app.assistant.extractive.confidence import (
 )
 from app.assistant.extractive.ellipsis import with_subject
 from app.assistant.extractive.fact_near import fact_near_topic
-from app.assistant.extractive.half_pool import half_passages, half_reading
+from app.assistant.extractive.half_pool import half_passages, half_reading, two_things
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.meant import meant
 from app.assistant.extractive.nearest import nearest_share
@@ -249,6 +249,7 @@ class ExtractiveAnswerer:
         shared = None if plan.course_error else whole
         read: list[HalfRead] = []
         places = [self._place(half, other, shared, plan) for half, other in (halves, halves[::-1])]
+        wide = two_things((halves[0].topic, halves[1].topic), (places[0][:2], places[1][:2]))
         for (half, other), (course, lesson, query), (taken, owned, _) in zip(
             (halves, halves[::-1]), places, places[::-1], strict=True
         ):
@@ -257,7 +258,7 @@ class ExtractiveAnswerer:
             query = f"{query} {other.topic}" if PRONOUN_RE.search(topic) else query
             result = search(self.toolbox, query, course, lesson)
             passages = half_passages(
-                self.index, query, course, lesson, [] if result.is_error else result.passages
+                self.index, query, course, lesson, [] if result.is_error else result.passages, wide
             )
             if lesson is None and owned is not None and taken is not None:
                 # The lesson the other half names is that half's: this half is about something else.
