@@ -62,10 +62,14 @@ COURSE_PARTS = frozenset(
 )  # fmt: skip
 # Capitalised words that are never a name: how a question asks, and the parts of a course.
 NOT_NAMES = QUESTION_WORDS | COURSE_PARTS
-# Words that open a question as a request, not as part of a name ("Compare HNSW and IVF").
+# Words that open a question as a request or point at what follows, not as part of a name ("Compare HNSW
+# and IVF", "Both Freud and Skinner").
 ASKING = frozenset(
-    {"compare", "contrast", "define", "list", "name", "show", "give", "find", "help", "walk", "outline"}
-)
+    {
+        "compare", "contrast", "define", "list", "name", "show", "give", "find", "help", "walk", "outline",
+        "both", "each", "either", "neither", "all", "any", "some",
+    }
+)  # fmt: skip
 # The words a capitalised name is written with when split at its capitals: "ImageNet", "AutoML", "GPT4".
 CAPITALS_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
@@ -169,8 +173,10 @@ def unmentioned(
 ) -> tuple[str, ...]:
     """The names of a question that the courses never say, in any spelling (`held`: the stemmed words the
     courses searched say), leaving out those naming one of the `courses`. A run of names is said when each
-    of its names is and `together` finds them side by side (a term of common words, "Deep Dream", is not
-    said by "deep" here and "dream" there), or when the run written as one word is ("Image Net")."""
+    of its names is, or when the run written as one word is ("Image Net" for "ImageNet"). A run of ordinary
+    words ("Deep Dream") is a term, not said by "deep" here and "dream" there: `together` must find its
+    words side by side too. A run with a proper name or an acronym ("MongoDB Atlas") is names side by side,
+    each said wherever it is."""
     runs = [
         kept
         for run in names(text, ordinary)
@@ -186,7 +192,8 @@ def unmentioned(
     def mentioned(run: list[str]) -> bool:
         """True when the courses say each name of the run, or the run as one word."""
         each = all(any(way <= said for way in ways[name]) for name in run)
-        return (each and (len(run) == 1 or together(run))) or whole.get(" ".join(run)) in said
+        term = len(run) > 1 and all(name[1:].islower() and name.lower() in ordinary for name in run)
+        return (each and (not term or together(run))) or whole.get(" ".join(run)) in said
 
     known = [" ".join(run) for run in runs if mentioned(run)]
     return tuple(
@@ -196,10 +203,10 @@ def unmentioned(
 
 def side_by_side(run: list[str], texts: Sequence[str]) -> bool:
     """True when one of the texts says the words of a run of names one after another, in any form their
-    stems meet ("Deep Dreams" is said by "deep dreaming")."""
+    stems meet ("Deep Dreams" is said by "deep dreaming"), numbers between them aside ("Claude 3 Opus")."""
     wanted = [_unended(stem(name)) for name in run]
     for text in texts:
-        said = [_unended(stem(token)) for token in tokens(text)]
+        said = [_unended(stem(token)) for token in tokens(text) if not token.isdigit()]
         if any(said[start : start + len(wanted)] == wanted for start in range(len(said) - len(wanted) + 1)):
             return True
     return False
