@@ -206,7 +206,6 @@ class ExtractiveAnswerer:
             lambda name: self.index.corrected(name, names=True),
             lambda terms: self.index.held(terms, course),
             self.index.courses(),
-            # Words said apart are no name said: the passages found are where the library would say it whole.
             lambda run: side_by_side(run, [titled(passage) for passage in passages]),
         )
         # An acronym the search was given in full ("VAE (variational auto encoder)") is said.
