@@ -175,8 +175,8 @@ def unmentioned(
     courses searched say), leaving out those naming one of the `courses`. A run of names is said when each
     of its names is, or when the run written as one word is ("Image Net" for "ImageNet"). A run of ordinary
     words ("Deep Dream") is a term, not said by "deep" here and "dream" there: `together` must find its
-    words side by side too (the answer asks the passages found: a library saying the term says it there). A run with a proper name or an acronym ("MongoDB Atlas") is names side by side,
-    each said wherever it is."""
+    words side by side too (the answer asks the passages found: a library saying the term says it there).
+    A run with a proper name or an acronym ("MongoDB Atlas") is names side by side, each said anywhere."""
     runs = [
         kept
         for run in names(text, ordinary)
