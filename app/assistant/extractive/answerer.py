@@ -19,7 +19,9 @@ from app.assistant.extractive.confidence import (
     MeaningWeights,
     Signals,
     passage_words,
+    side_by_side,
     signals,
+    titled,
     unmentioned,
 )
 from app.assistant.extractive.ellipsis import with_subject
@@ -204,6 +206,7 @@ class ExtractiveAnswerer:
             lambda name: self.index.corrected(name, names=True),
             lambda terms: self.index.held(terms, course),
             self.index.courses(),
+            lambda run: side_by_side(run, [titled(passage) for passage in passages]),
         )
         # An acronym the search was given in full ("VAE (variational auto encoder)") is said.
         missing = tuple(name for name in missing if spelled_out(name, plan.query) is None)

@@ -62,6 +62,14 @@ COURSE_PARTS = frozenset(
 )  # fmt: skip
 # Capitalised words that are never a name: how a question asks, and the parts of a course.
 NOT_NAMES = QUESTION_WORDS | COURSE_PARTS
+# Words that open a question as a request or point at what follows, not as part of a name ("Compare HNSW
+# and IVF", "Both Freud and Skinner").
+ASKING = frozenset(
+    {
+        "compare", "contrast", "define", "list", "name", "show", "give", "find", "help", "walk", "outline",
+        "both", "each", "either", "neither", "all", "any", "some",
+    }
+)  # fmt: skip
 # The words a capitalised name is written with when split at its capitals: "ImageNet", "AutoML", "GPT4".
 CAPITALS_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
@@ -101,16 +109,20 @@ def names(text: str, ordinary: frozenset[str]) -> list[list[str]]:
         return []
     runs: list[list[str]] = []
     last = -2
+    opener = ""
     for position, token in enumerate(written):
         if not token[0].isupper() or token == "I" or token.lower() in NOT_NAMES:
             continue
         # An opening word is a name only when no ordinary word is written so (without a vocabulary, none is).
         if position == 0 and token[1:].islower() and (token.lower() in ordinary or not ordinary):
+            opener = token if token.lower() not in ASKING else ""
             continue
         if position == last + 1:
             runs[-1].append(token)
         else:
-            runs.append([token])
+            # An ordinary word capitalised after an opening one names something with it ("Deep Dream ...").
+            named = opener and position == 1 and token[1:].islower() and token.lower() in ordinary
+            runs.append([opener, token] if named else [token])
         last = position
     return runs
 
@@ -157,10 +169,14 @@ def unmentioned(
     correct: Callable[[str], str],
     held: Callable[[list[str]], set[str]],
     courses: Sequence[Outline] = (),
+    together: Callable[[list[str]], bool] = lambda run: True,
 ) -> tuple[str, ...]:
     """The names of a question that the courses never say, in any spelling (`held`: the stemmed words the
     courses searched say), leaving out those naming one of the `courses`. A run of names is said when each
-    of its names is, or when the run written as one word is ("Image Net" for "ImageNet")."""
+    of its names is, or when the run written as one word is ("Image Net" for "ImageNet"). A run of ordinary
+    words ("Deep Dream") is a term, not said by "deep" here and "dream" there: `together` must find its
+    words side by side too (the answer asks the passages found: a library saying the term says it there).
+    A run with a proper name or an acronym ("MongoDB Atlas") is names side by side, each said anywhere."""
     runs = [
         kept
         for run in names(text, ordinary)
@@ -176,12 +192,24 @@ def unmentioned(
     def mentioned(run: list[str]) -> bool:
         """True when the courses say each name of the run, or the run as one word."""
         each = all(any(way <= said for way in ways[name]) for name in run)
-        return each or whole.get(" ".join(run)) in said
+        term = len(run) > 1 and all(name[1:].islower() and name.lower() in ordinary for name in run)
+        return (each and (not term or together(run))) or whole.get(" ".join(run)) in said
 
     known = [" ".join(run) for run in runs if mentioned(run)]
     return tuple(
         " ".join(run) for run in runs if not mentioned(run) and not offered_with(text, " ".join(run), known)
     )
+
+
+def side_by_side(run: list[str], texts: Sequence[str]) -> bool:
+    """True when one of the texts says the words of a run of names one after another, in any form their
+    stems meet ("Deep Dreams" is said by "deep dreaming"), numbers between them aside ("Claude 3 Opus")."""
+    wanted = [_unended(stem(name)) for name in run]
+    for text in texts:
+        said = [_unended(stem(token)) for token in tokens(text) if not token.isdigit()]
+        if any(said[start : start + len(wanted)] == wanted for start in range(len(said) - len(wanted) + 1)):
+            return True
+    return False
 
 
 def offered_with(text: str, name: str, others: Sequence[str]) -> bool:
@@ -242,12 +270,16 @@ def coverage(words: list[str], weights: dict[str, float], held: set[str]) -> flo
     return sum(weights.get(word, 0.0) for word in words if word in held) / total
 
 
+def titled(passage: Passage) -> str:
+    """A passage's text after its course and lesson titles, as sentences."""
+    return f"{passage.course_title}. {passage.lesson_title or ''}. {passage.text}"
+
+
 def said_by(passage: Passage, text: str) -> set[str]:
     """The passage's words, with each compound of the question `text` whose two words it says side by side
     ("top-k" is said by "the top k chunks": a compound is written apart as often as joined)."""
     held = passage_words(passage)
-    titled = f"{passage.course_title}. {passage.lesson_title or ''}. {passage.text}"
-    compounds = written_together(text, titled)
+    compounds = written_together(text, titled(passage))
     # A word the passage says as two ("mini batch" for "minibatch"): transcripts write compounds apart.
     unheld = [word for word in tokens(text) if stem(word) not in held]
     apart = {stem(word) for word in words_said_apart(unheld, passage.text)}
