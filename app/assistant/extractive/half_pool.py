@@ -34,7 +34,7 @@ POINTER_RE = re.compile(r"\b(?:it|they|them|he|she|him)\b", re.IGNORECASE)
 # The passages one half reads, and the sentences a half reading them all reads for meaning per passage (a
 # whole answer reads MAX_EMBEDDED of the tool's five, four each): at four, a labelled comparison's answering
 # sentence in a half's 9th passage went unread (`python -m bench.eval_halves --dense`), read at six. Two
-# clauses about one thing read the tool's five as a whole answer does: more read there let a wrong sentence in.
+# clauses about one thing read the tool's five as a whole answer does: more read there let a wrong one in.
 HALF_PASSAGES = 10
 READ_PER_PASSAGE = 6
 
