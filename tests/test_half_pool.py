@@ -54,9 +54,11 @@ def test_a_half_reads_the_tools_passages_then_its_next_best_up_to_ten(crafts):
     assert len(set(places)) == len(places)
 
 
-def test_a_half_reading_ten_passages_reads_forty_sentences_for_meaning():
+def test_a_half_reading_ten_passages_reads_sixty_sentences_for_meaning():
     assert half_reading([]) == MAX_EMBEDDED
-    assert half_reading([object()] * HALF_PASSAGES) == 40  # type: ignore[list-item]
+    assert half_reading([object()] * HALF_PASSAGES) == 60  # type: ignore[list-item]
+    # A clause reading only the tool's five reads what a whole answer reads, not six of each.
+    assert half_reading([object()] * 5, wide=False) == MAX_EMBEDDED  # type: ignore[list-item]
 
 
 def test_two_clauses_of_one_question_read_only_the_tools_passages(crafts):

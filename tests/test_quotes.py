@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.assistant.extractive import quotes, replies
@@ -317,3 +319,24 @@ def test_a_sentence_saying_another_word_of_the_questions_family_shares_its_keywo
     )
     assert found[0].shared == pytest.approx(2 / 3)  # "hybrid" and "retriever" are said, "build" is not
     assert lead(found, False)[0].sentence.startswith("Hybrid retrieval")
+
+
+def test_a_lead_opening_on_a_pronoun_opens_on_the_sentence_it_points_back_to():
+    # "What does the nursery course say about hardening off?": the best sentence says "it is slow" of the
+    # method the sentence before it names; alone it says of nothing.
+    where = passage("x", 0.6)
+    found = [
+        made_up("Hardening off moves the seedlings outdoors for a few hours each day.", 0.35, where, 0),
+        made_up("It is slow, but it keeps the seedlings from scorching.", 0.60, where, 1),
+        made_up("Shade cloth halves the sunlight on the trays.", 0.40, where, 2),
+        made_up("Water the trays early in the morning.", 0.30, where, 3),
+        made_up("Most growers plant out after the last frost.", 0.30, where, 4),
+    ]
+    assert lead(found, False)[0].sentence.startswith("Hardening off moves")
+    # A pronoun that picks up no word of the sentence before is no pointer back to it.
+    found[1] = made_up("It is slow, but nothing scorches.", 0.60, where, 1)
+    assert lead(found, False)[0].sentence.startswith("It is slow")
+    # Nor is a question the lecturer asked before it.
+    found[0] = replace(made_up("Why do the seedlings scorch?", 0.35, where, 0), asks=True)
+    found[1] = made_up("It is the sun on the seedlings.", 0.60, where, 1)
+    assert lead(found, False)[0].sentence.startswith("It is the sun")

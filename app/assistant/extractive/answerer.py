@@ -273,7 +273,7 @@ class ExtractiveAnswerer:
                 own, theirs = own_subject(topic, other.topic), own_subject(other.topic, topic)
                 passages = [p for p in passages if about(own, theirs, passage_words(p))] or passages
             # Its sentences are read for what its pronoun stands for ("how is it invalidated": caching).
-            reading = half_reading(passages)
+            reading = half_reading(passages, wide)
             quotes = self.scorer.quotes(resolved(topic, other.topic), passages, reading) if passages else []
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
             read.append(HalfRead(half, passages, quotes, found))

@@ -31,10 +31,12 @@ if TYPE_CHECKING:
 
 # A pronoun standing for the subject; a possessive ("burning his boats") comes with its own thing.
 POINTER_RE = re.compile(r"\b(?:it|they|them|he|she|him)\b", re.IGNORECASE)
-# The passages one half reads, and the sentences it reads for meaning per passage (a whole answer reads
-# MAX_EMBEDDED of the tool's five).
+# The passages one half reads, and the sentences a half reading them all reads for meaning per passage (a
+# whole answer reads MAX_EMBEDDED of the tool's five, four each): at four, a labelled comparison's answering
+# sentence in a half's 9th passage went unread (`python -m bench.eval_halves --dense`), read at six. Two
+# clauses about one thing read the tool's five as a whole answer does: more read there let a wrong one in.
 HALF_PASSAGES = 10
-READ_PER_PASSAGE = 4
+READ_PER_PASSAGE = 6
 
 
 def two_things(topics: tuple[str, str], places: tuple[object, object]) -> bool:
@@ -66,6 +68,7 @@ def half_passages(
     return found + [passage for passage in extra if passage.place not in seen][: HALF_PASSAGES - len(found)]
 
 
-def half_reading(passages: list[Passage]) -> int:
-    """How many of a half's sentences are read for meaning: as many per passage as a whole answer reads."""
-    return max(MAX_EMBEDDED, READ_PER_PASSAGE * len(passages))
+def half_reading(passages: list[Passage], wide: bool = True) -> int:
+    """How many of a half's sentences are read for meaning: READ_PER_PASSAGE of each of its passages when it
+    reads past the tool's five (`wide`), else what a whole answer reads."""
+    return max(MAX_EMBEDDED, READ_PER_PASSAGE * len(passages)) if wide else MAX_EMBEDDED

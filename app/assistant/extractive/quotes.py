@@ -182,7 +182,7 @@ def lead(
             window = definition  # what comes before a definition is another topic's end
             if term is None:  # asked about X, not what X is: the explanation goes on after the definition
                 window = _following(quotes, definition[0], EXPLANATION_SENTENCES)
-    return _trimmed(_saying(_complete(window, quotes), quotes))
+    return _trimmed(_saying(_complete(_named_first(window, quotes), quotes), quotes))
 
 
 def lead_at(quotes: list[Quote], anchor: Quote) -> list[Quote]:
@@ -341,6 +341,17 @@ def _window(quotes: list[Quote], anchor: Quote) -> list[Quote]:
     while start > 0 and len(own) - start < LEAD_SENTENCES and not _silent(own[start - 1]):
         start -= 1
     return _trimmed(own[start : start + LEAD_SENTENCES])
+
+
+def _named_first(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
+    """A lead opening on a pronoun for what the sentence before it names ("It is simple but slow." after
+    "Post-filtering drops what fails the filter.") opens on that sentence: alone it says of nothing."""
+    own = _own(quotes, lead[0].passage)
+    at = own.index(lead[0])
+    before = own[at - 1] if at else None
+    if before is None or _silent(before) or not continues(before.sentence, lead[0].sentence):
+        return lead
+    return [before, *lead]
 
 
 def _silent(quote: Quote) -> bool:
