@@ -36,3 +36,14 @@ def test_a_chat_spelling_finds_the_word_and_counts_as_said():
     chunks = ["we pass the plate to the guest", "we pass the batter through a sieve"]
     assert ranked(chunks, "pass thru") == [1, 0]
     assert variants(["thru"], {"through"}.__contains__) == {"through"}
+
+
+def test_a_verb_asked_in_its_base_word_finds_the_lecture_telling_it_in_the_past():
+    chunks = ["the fox ate the grapes at noon", "the fox looks at the grapes", "grapes grow on vines"]
+    assert ranked(chunks, "did the fox eat the grapes")[0] == 0
+    assert variants(["eat", "wrote"], {"ate", "eaten", "write"}.__contains__) == {"ate", "eaten"}
+
+
+def test_a_past_form_does_not_bring_in_its_base_word():
+    # "drove" is not searched as "drive", a course's everyday word; nor a form that is a word of its own.
+    assert variants(["drove", "hide", "find"], lambda term: True) == set()

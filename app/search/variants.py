@@ -1,9 +1,12 @@
 """Other spellings a transcript uses for a question's word: a number in digits or in words ("5 subfields":
-"five"), a common word a student writes the chat way ("thru": "through")."""
+"five"), a common word a student writes the chat way ("thru": "through"), an irregular verb's past forms
+("eat": "ate", "eaten")."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+
+from app.search.irregular import past_forms
 
 # Numbers a speaker says and a captioner writes either way. "one" is left out: mostly a pronoun ("the one
 # that"), and "zero" too ("lesson 0" names a lesson, not the number said in it).
@@ -20,10 +23,14 @@ _OTHER_FORM.update(
 
 
 def variants(terms: Iterable[str], said: Callable[[str], bool]) -> set[str]:
-    """The other form of each number among the stemmed query terms (its digits or its word), and the full
-    word of a chat spelling, that the library says.
+    """The other form of each number among the stemmed query terms (its digits or its word), the full word
+    of a chat spelling, and the past forms of an irregular verb's base word, that the library says.
+
+    Not the base word of a past form ("drove": "drive"): measured, the base is often a course's everyday
+    word ("drive" in a lecture on self-driving cars) and outweighed the question's topic.
 
     Not the base word a stem lost its silent e from ("retrieving": "retrieve"): measured, it let a rare
     spelling of a course's everyday word ("retrieve" beside "retrieval") outweigh the question's topic.
     """
-    return {other for term in terms if (other := _OTHER_FORM.get(term)) is not None and said(other)}
+    found = {other for term in terms if (other := _OTHER_FORM.get(term)) is not None and said(other)}
+    return found | {other for term in terms for other in past_forms(term) if said(other)}
