@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from app.assistant.extractive.antecedent import FRONTED_RE
 from app.assistant.extractive.budget import MAX_EMBEDDED
+from app.assistant.extractive.retrieve import next_best
 from app.search.models import CourseRecord, Passage
 
 if TYPE_CHECKING:
@@ -62,10 +63,8 @@ def half_passages(
     in all."""
     if not found or not wide:
         return found
-    seen = {passage.place for passage in found}
     title = course.title if course is not None else None
-    extra = index.search(query, course=title, lesson=lesson, k=HALF_PASSAGES)
-    return found + [passage for passage in extra if passage.place not in seen][: HALF_PASSAGES - len(found)]
+    return found + next_best(index, query, title, lesson, found, HALF_PASSAGES)[: HALF_PASSAGES - len(found)]
 
 
 def half_reading(passages: list[Passage], wide: bool = True) -> int:

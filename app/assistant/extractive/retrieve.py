@@ -52,6 +52,17 @@ def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -
     if lesson is None and len(lessons) == 1 and lessons <= set(plan.near):
         # A follow-up answered from one of the lessons just quoted reads more of that lesson.
         lesson = passages[0].lesson_number
-    seen = {found.place for found in passages}
-    extra = index.search(query, course=course, lesson=lesson, k=WIDER)
-    return passages + [found for found in extra if found.place not in seen]
+    return passages + next_best(index, query, course, lesson, passages, WIDER)
+
+
+def next_best(
+    index: CourseIndex, query: str, course: str | None, lesson: int | None, found: list[Passage], k: int
+) -> list[Passage]:
+    """The index's k best passages for the query in the course and lesson (when given) that are not among
+    those `found`: more than the search tool returns, straight from the index."""
+    seen = {passage.place for passage in found}
+    return [
+        passage
+        for passage in index.search(query, course=course, lesson=lesson, k=k)
+        if passage.place not in seen
+    ]
