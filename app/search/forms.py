@@ -12,7 +12,6 @@ or "-al" form: measured on the sample library, such a form of a course's everyda
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -64,6 +63,6 @@ def family_scores(view: LibraryView, terms: Iterable[str], k1: float) -> np.ndar
     for family in families(terms, lambda term: view.frequencies[term] > 0):
         rows, counts = family_postings(view, family)
         if len(rows):
-            idf = math.log(1 + (view.size - len(rows) + 0.5) / (len(rows) + 0.5))
+            idf = view.idf_of(len(rows))
             total[rows] += idf * counts * (k1 + 1) / (counts + view.norm[rows])
     return total

@@ -139,8 +139,11 @@ class LibraryView:
 
     def idf(self, term: str) -> float:
         """Lucene's BM25 idf: rare terms weigh more, and no term weighs less than nothing."""
-        frequency = self.frequencies[term]
-        return math.log(1 + (self.size - frequency + 0.5) / (frequency + 0.5))
+        return self.idf_of(self.frequencies[term])
+
+    def idf_of(self, holding: int) -> float:
+        """Lucene's BM25 idf of a term (or a family of forms) that `holding` rows hold."""
+        return math.log(1 + (self.size - holding + 0.5) / (holding + 0.5))
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """The library's rows holding a term and its count in each (gathered once per view and term)."""

@@ -169,9 +169,7 @@ def search_with_parts(
     listed = listed_passages(searcher, query, library, scope, course, lesson, kept, k)
     if not listed:
         return kept
-    places = {found.place for found in kept}
-    tail = keep_more(kept, [listed], k)
-    return [one if one.place in places else scored_for(searcher, query, scope, kept, one) for one in tail]
+    return [scored_for(searcher, query, scope, kept, one) for one in keep_more(kept, [listed], k)]
 
 
 def _with_parts(
