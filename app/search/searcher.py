@@ -114,6 +114,8 @@ def live_filter(library: CatalogSnapshot, scope: list[CatalogEntry], course: str
     return {"$or": [others, *(exact(entry) for entry in settling)]}
 
 
+# A value, not the Searcher's state: a comparison's part or a list question's sentences are searched as a
+# copy of the whole question's request (`dataclasses.replace`), by the same Searcher.
 @dataclass(frozen=True)
 class SearchRequest:
     """One search: the query, the catalog snapshot it reads, the entries in scope (one named course, or all
