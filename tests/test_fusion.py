@@ -14,6 +14,7 @@ from app.search.searcher import (
     LEXICAL_CANDIDATES,
     Candidates,
     Searcher,
+    SearchRequest,
     fused_ranking,
     fused_scores,
 )
@@ -57,7 +58,7 @@ def test_keyword_only_candidates_are_scored_from_the_course_vectors_in_memory(tm
     index = Library.indexed(tmp_path, TEST_COURSES, chunk_size=200, chunk_overlap=50).index
     # QUERY occurs once in the test courses, and meaning alone does not find it (see test_lexical).
     library = index.catalog.snapshot()
-    candidates = index.searcher.candidates(QUERY, library, library.entries, None, None, 5)
+    candidates = index.searcher.candidates(SearchRequest(QUERY, library, library.entries, None, None, 5))
     offered = {hit.chunk.place for hit in candidates.dense}
     titles = {entry.record.id: entry.record.title for entry in library.entries}
     keyword_only = {

@@ -6,6 +6,7 @@ import pytest
 
 from app.search.listed import listed_noun, other_lessons, property_sentences
 from app.search.models import Passage
+from app.search.searcher import SearchRequest
 from tests.helpers import Library, titled_course_text
 
 
@@ -91,7 +92,7 @@ def library(tmp_path_factory) -> Library:
 def test_a_list_question_keeps_the_passage_of_another_lesson_that_says_the_property_otherwise(library):
     index = library.index
     snapshot = index.catalog.snapshot()
-    whole = index.searcher.search(ASKED, snapshot, snapshot.entries, None, None, 3)
+    whole = index.searcher.search(SearchRequest(ASKED, snapshot, snapshot.entries, None, None, 3))
     # Searched alone, the lesson that says "weak spot" takes every place.
     assert {found.lesson_number for found in whole} == {1}
 

@@ -6,6 +6,7 @@ import pytest
 
 from app.search.models import Passage
 from app.search.parts import course_scope, keep_parts
+from app.search.searcher import SearchRequest
 from tests.helpers import Library, course_text
 
 BREAD = (
@@ -47,7 +48,7 @@ def whole_only(library: Library, query: str, k: int) -> list[Passage]:
     """The whole question's ranking alone, without its parts."""
     index = library.index
     snapshot = index.catalog.snapshot()
-    return index.searcher.search(query, snapshot, snapshot.entries, None, None, k)
+    return index.searcher.search(SearchRequest(query, snapshot, snapshot.entries, None, None, k))
 
 
 def test_each_compared_part_has_a_passage_among_the_first_ones(library):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.search.parts import part_scope
+from app.search.searcher import SearchRequest
 from app.search.titled import lesson_by_title_word
 from tests.helpers import Library
 
@@ -55,7 +56,8 @@ def test_a_part_naming_a_lesson_by_its_title_is_searched_in_it_for_its_other_wor
     snapshot = index.catalog.snapshot()
     part = "What does the hardware lecture say about recognising faces?"
     # Searched anywhere, the part finds the camera lesson's faces.
-    assert index.searcher.search(part, snapshot, snapshot.entries, None, None, 1)[0].lesson_number == 2
+    found = index.searcher.search(SearchRequest(part, snapshot, snapshot.entries, None, None, 1))
+    assert found[0].lesson_number == 2
 
     other = "What does the camera lecture say about recognising faces?"
 
@@ -123,5 +125,5 @@ def test_a_question_naming_a_lesson_by_its_title_is_searched_in_it(library):
 def test_a_comparison_naming_two_lessons_is_not_searched_within_one(library):
     index = library.index
     snapshot = index.catalog.snapshot()
-    whole = index.searcher.search(ASKED, snapshot, snapshot.entries, None, None, 1)
+    whole = index.searcher.search(SearchRequest(ASKED, snapshot, snapshot.entries, None, None, 1))
     assert [p.text for p in index.search(ASKED, k=1)] == [p.text for p in whole]

@@ -9,6 +9,7 @@ from app.search.embedding import get_embedder
 from app.search.embedding.kept import KeptVectors
 from app.search.models import Passage
 from app.search.parts import keep_more, part_scope
+from app.search.searcher import SearchRequest
 from app.search.split import split_comparison
 from app.search.windows import by_best_window, windows
 from tests.helpers import Library, titled_course_text
@@ -143,13 +144,14 @@ def library(tmp_path_factory) -> Library:
 def test_a_part_naming_a_lesson_keeps_its_passage_that_answers_in_passing(library):
     index = library.index
     snapshot = index.catalog.snapshot()
-    whole = index.searcher.search(COMPARED, snapshot, snapshot.entries, None, None, 3)
+    whole = index.searcher.search(SearchRequest(COMPARED, snapshot, snapshot.entries, None, None, 3))
     assert IN_PASSING not in [p.text for p in whole]
     camera, brain = split_comparison(COMPARED) or ("", "")
     where = part_scope(index.searcher, brain, camera, snapshot, snapshot.entries, None)
     assert where.lesson == 1
     # Within its lesson, the passage that answers comes third by its one vector: two on-topic ones lead.
-    within = index.searcher.search(where.query, snapshot, where.entries, where.course, where.lesson, 3)
+    request = SearchRequest(where.query, snapshot, where.entries, where.course, where.lesson, 3)
+    within = index.searcher.search(request)
     assert [p.text for p in within] == [BRAIN[0], BRAIN[2], IN_PASSING]
 
     found = [p.text for p in index.search(COMPARED, k=3)]

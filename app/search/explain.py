@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.search.catalog import CatalogEntry, CatalogSnapshot
 from app.search.models import Passage
 from app.search.parts import search_with_parts
-from app.search.searcher import Searcher
+from app.search.searcher import Searcher, SearchRequest
 
 
 @dataclass(frozen=True)
@@ -30,19 +29,11 @@ class RankedPassage:
         return self.passage.score
 
 
-def explain_ranking(
-    searcher: Searcher,
-    query: str,
-    library: CatalogSnapshot,
-    scope: list[CatalogEntry],
-    course: str | None,
-    lesson: int | None,
-    k: int,
-) -> list[RankedPassage]:
-    """The k best passages of the scope for the query, as `Searcher.search` ranks them, with their ranks."""
-    candidates = searcher.candidates(query, library, scope, course, lesson, k)
+def explain_ranking(searcher: Searcher, request: SearchRequest) -> list[RankedPassage]:
+    """The request's k best passages, as `search_with_parts` ranks them, with the ranks behind them."""
+    candidates = searcher.candidates(request)
     dense, lexical = candidates.dense, candidates.lexical[: candidates.offered]
-    titles = {entry.record.id: entry.record.title for entry in library.entries}
+    titles = {entry.record.id: entry.record.title for entry in request.library.entries}
     dense_ranks = {
         (hit.metadata["course_title"], hit.metadata["lesson_number"], hit.metadata["chunk_index"]): rank
         for rank, hit in enumerate(dense, 1)
@@ -50,7 +41,7 @@ def explain_ranking(
     lexical_ranks = {
         (titles.get(found.course_id, ""), *found.key): rank for rank, found in enumerate(lexical, 1)
     }
-    passages = search_with_parts(searcher, query, library, scope, course, lesson, k)
+    passages = search_with_parts(searcher, request)
     return [
         RankedPassage(passage, fused, dense_ranks.get(passage.place), lexical_ranks.get(passage.place))
         for fused, passage in enumerate(passages, 1)

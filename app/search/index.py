@@ -16,7 +16,7 @@ from app.search.explain import RankedPassage, explain_ranking
 from app.search.models import CourseRecord, Outline, Passage
 from app.search.parts import search_with_parts
 from app.search.resolver import CourseResolver, mentioned_course
-from app.search.searcher import Searcher, passage
+from app.search.searcher import Searcher, SearchRequest, passage
 from app.search.store import CATALOG, CONTENT, ChromaStore
 from app.search.writer import IndexWriter, OnChunks
 
@@ -150,22 +150,16 @@ class CourseIndex:
 
         A comparison keeps each compared part's first passage among them (`search_with_parts`).
         """
-        library = self.catalog.snapshot()
-        scope = self._scope(library, course, lesson)
-        if not scope:
-            return []
-        return search_with_parts(
-            self.searcher, query, library, scope, course, lesson, k or self.settings.max_results
-        )
+        request = self._request(query, course, lesson, k or self.settings.max_results)
+        return search_with_parts(self.searcher, request) if request is not None else []
 
     def nearest(self, query: str, course: str | None = None, lesson: int | None = None) -> Passage | None:
         """The passage nearest the query in meaning alone (the dense ranking's first), within a course and/or
         lesson when given; None when there is none."""
-        library = self.catalog.snapshot()
-        scope = self._scope(library, course, lesson)
-        if not scope:
+        request = self._request(query, course, lesson, 1)
+        if request is None:
             return None
-        hits = self.searcher.candidates(query, library, scope, course, lesson, 1).dense
+        hits = self.searcher.candidates(request).dense
         return passage(min(hits, key=lambda hit: hit.distance)) if hits else None
 
     def course_mentioned(self, text: str) -> tuple[CourseRecord, str] | None:
@@ -176,13 +170,8 @@ class CourseIndex:
         self, query: str, course: str | None = None, lesson: int | None = None, k: int | None = None
     ) -> list[RankedPassage]:
         """The passages `search` returns, each with its meaning, keyword and fused rank (the playground)."""
-        library = self.catalog.snapshot()
-        scope = self._scope(library, course, lesson)
-        if not scope:
-            return []
-        return explain_ranking(
-            self.searcher, query, library, scope, course, lesson, k or self.settings.max_results
-        )
+        request = self._request(query, course, lesson, k or self.settings.max_results)
+        return explain_ranking(self.searcher, request) if request is not None else []
 
     def corrected(self, text: str, names: bool = False) -> str:
         """The text with misspelled words corrected towards the library's own words ("hypotesis");
@@ -202,6 +191,13 @@ class CourseIndex:
         """True when the named course says every one of the terms that any course says (Searcher.covers)."""
         library = self.catalog.snapshot()
         return self.searcher.covers(terms, library, self._scope(library, course, None), library.entries)
+
+    def _request(self, query: str, course: str | None, lesson: int | None, k: int) -> SearchRequest | None:
+        """A search of the current catalog within the named course and/or lesson; None when nothing is in
+        scope."""
+        library = self.catalog.snapshot()
+        scope = self._scope(library, course, lesson)
+        return SearchRequest(query, library, scope, course, lesson, k) if scope else None
 
     def _scope(self, library: CatalogSnapshot, course: str | None, lesson: int | None) -> list[CatalogEntry]:
         """Select the catalog entries to search: the named course, narrowed to courses with the lesson."""

@@ -12,12 +12,12 @@ two thirds keep their places).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from app.courses.chunking import split_sentences
-from app.search.catalog import CatalogEntry, CatalogSnapshot
 from app.search.models import Passage
 from app.search.names import content_words
-from app.search.searcher import Searcher
+from app.search.searcher import Searcher, SearchRequest
 from app.search.wording import AUXILIARIES
 
 # "which bridges ...", "rope bridges: which knots ...": "which" and a plural noun (not a verb agreeing with
@@ -73,22 +73,14 @@ def other_lessons(source: Passage, found: list[Passage], kept: list[Passage]) ->
     return firsts
 
 
-def listed_passages(
-    searcher: Searcher,
-    query: str,
-    library: CatalogSnapshot,
-    scope: list[CatalogEntry],
-    course: str | None,
-    lesson: int | None,
-    kept: list[Passage],
-    k: int,
-) -> list[Passage]:
+def listed_passages(searcher: Searcher, request: SearchRequest, kept: list[Passage]) -> list[Passage]:
     """For a list question, the best passage of each other lesson found by the sentences of the kept passage
     that says the property, best first (none for any other question, or when no kept passage says it)."""
+    query = request.query
     noun = listed_noun(query)
-    said = property_sentences(query, noun, kept) if noun is not None and lesson is None else None
+    said = property_sentences(query, noun, kept) if noun is not None and request.lesson is None else None
     if said is None:
         return []
     source, sentences = said
-    found = searcher.search(" ".join(sentences), library, scope, course, lesson, k)
+    found = searcher.search(replace(request, query=" ".join(sentences)))
     return other_lessons(source, found, kept)

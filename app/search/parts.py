@@ -21,6 +21,7 @@ A question comparing nothing that names a lesson by its title is searched within
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from itertools import zip_longest
 from typing import NamedTuple
 
@@ -29,7 +30,7 @@ from app.search.listed import listed_passages
 from app.search.models import CourseRecord, Passage
 from app.search.names import content_words
 from app.search.resolver import mentioned_course
-from app.search.searcher import Searcher
+from app.search.searcher import Searcher, SearchRequest
 from app.search.split import split_comparison
 from app.search.titled import lesson_by_title_word, named_lesson, without_title
 from app.search.windows import by_best_window
@@ -109,18 +110,17 @@ def course_scope(
     return (own, whole.id) if searcher.covers(words, library, own, scope) else (scope, None)
 
 
-def scored_for(
-    searcher: Searcher, query: str, scope: list[CatalogEntry], whole: list[Passage], found: Passage
-) -> Passage:
+def scored_for(searcher: Searcher, request: SearchRequest, whole: list[Passage], found: Passage) -> Passage:
     """A part's passage scored by its cosine to the whole question, like every other passage returned."""
     same = next((passage for passage in whole if passage.place == found.place), None)
     if same is not None:
         return same
-    entry = next((entry for entry in scope if entry.record.title == found.course_title), None)
+    entry = next((entry for entry in request.scope if entry.record.title == found.course_title), None)
     if entry is None:
         return found
     chunks = searcher.course_vectors.get(entry.record.id, entry.version, entry.record.chunk_count)
-    hits = chunks.hits(searcher.embedder.embed_query(query), [(found.lesson_number, found.chunk_index)])
+    vector = searcher.embedder.embed_query(request.query)
+    hits = chunks.hits(vector, [(found.lesson_number, found.chunk_index)])
     return found.model_copy(update={"score": round(1 - hits[0].distance, 4)}) if hits else found
 
 
@@ -151,37 +151,22 @@ def keep_more(kept: list[Passage], more: list[list[Passage]], k: int) -> list[Pa
     return kept[: k - len(extra)] + extra
 
 
-def search_with_parts(
-    searcher: Searcher,
-    query: str,
-    library: CatalogSnapshot,
-    scope: list[CatalogEntry],
-    course: str | None,
-    lesson: int | None,
-    k: int,
-) -> list[Passage]:
+def search_with_parts(searcher: Searcher, request: SearchRequest) -> list[Passage]:
     """The k best passages for the query, keeping each compared part's first passage among them; a query
     comparing nothing that names a lesson by a word of its title ("the Skinner lecture") is searched within
     that lesson; a list question ("which bridges have ...") offers other lessons' passages (`listed`)."""
-    kept = _with_parts(searcher, query, library, scope, course, lesson, k)
-    if k < MIN_K:
+    kept = _with_parts(searcher, request)
+    if request.k < MIN_K:
         return kept
-    listed = listed_passages(searcher, query, library, scope, course, lesson, kept, k)
+    listed = listed_passages(searcher, request, kept)
     if not listed:
         return kept
-    return [scored_for(searcher, query, scope, kept, one) for one in keep_more(kept, [listed], k)]
+    return [scored_for(searcher, request, kept, one) for one in keep_more(kept, [listed], request.k)]
 
 
-def _with_parts(
-    searcher: Searcher,
-    query: str,
-    library: CatalogSnapshot,
-    scope: list[CatalogEntry],
-    course: str | None,
-    lesson: int | None,
-    k: int,
-) -> list[Passage]:
+def _with_parts(searcher: Searcher, request: SearchRequest) -> list[Passage]:
     """The k best passages for the query, with each compared part's (`search_with_parts`)."""
+    query, scope, lesson, k = request.query, request.scope, request.lesson, request.k
     halves = split_comparison(query)
     records = [entry.record for entry in scope]
     titled = lesson_by_title_word(query, records) if lesson is None and halves is None else None
@@ -189,12 +174,13 @@ def _with_parts(
         # Its naming words stay in the query: they say what the whole question is about too (dropped, one
         # lecture-set passage ranked 7th in its lesson instead of 5th).
         own = _of(scope, titled.course)
-        return searcher.search(query, library, own, titled.course.id, titled.lesson, k)
-    whole = searcher.search(query, library, scope, course, lesson, k)
+        return searcher.search(replace(request, scope=own, course=titled.course.id, lesson=titled.lesson))
+    whole = searcher.search(request)
     if halves is None or k < MIN_K:
         return whole
     firsts: list[Passage] = []
     lessons: list[tuple[str, list[Passage]]] = []
+    library, course = request.library, request.course
     named = mentioned_course(query, library.records) if course is None else None
     for half, other in (halves, halves[::-1]):
         if not content_words(half):  # "..., and where is it?": a part with no words of its own finds noise
@@ -205,9 +191,9 @@ def _with_parts(
         # A part alone naming a lesson also offers the lesson's next best passages (`keep_more`).
         within = where.lesson is not None and lesson is None
         found = searcher.search(
-            where.query, library, where.entries, where.course, where.lesson, k if within else 1
+            SearchRequest(where.query, library, where.entries, where.course, where.lesson, k if within else 1)
         )
-        firsts += [scored_for(searcher, query, scope, whole, first) for first in found[:1]]
+        firsts += [scored_for(searcher, request, whole, first) for first in found[:1]]
         if within:
             lessons.append((where.query, found[1:]))
     kept = keep_parts(whole, firsts, k)
@@ -221,4 +207,4 @@ def _with_parts(
         offered = [one for one in found if one.place not in stay]
         more.append(by_best_window(searcher.window_vectors, part, offered)[: k // 3])
     tail = keep_more(kept, more, k)
-    return [one if one.place in places else scored_for(searcher, query, scope, whole, one) for one in tail]
+    return [one if one.place in places else scored_for(searcher, request, whole, one) for one in tail]

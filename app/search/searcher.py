@@ -17,6 +17,7 @@ its cosine similarity to the question, which the answerers read as relevance.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -113,6 +114,21 @@ def live_filter(library: CatalogSnapshot, scope: list[CatalogEntry], course: str
     return {"$or": [others, *(exact(entry) for entry in settling)]}
 
 
+# A value, not the Searcher's state: a comparison's part or a list question's sentences are searched as a
+# copy of the whole question's request (`dataclasses.replace`), by the same Searcher.
+@dataclass(frozen=True)
+class SearchRequest:
+    """One search: the query, the catalog snapshot it reads, the entries in scope (one named course, or all
+    courses with the lesson), the course and lesson named if any, and how many passages it wants."""
+
+    query: str
+    library: CatalogSnapshot
+    scope: list[CatalogEntry]
+    course: str | None
+    lesson: int | None
+    k: int
+
+
 class Candidates(NamedTuple):
     """What a search ranks before fusion: the query's vector, the dense hits and the keyword hits.
 
@@ -141,50 +157,35 @@ class Searcher:
         """Call a method of one of the two collections through the store."""
         return self.store.run(name, operation, **kwargs)
 
-    def search(
-        self,
-        query: str,
-        library: CatalogSnapshot,
-        scope: list[CatalogEntry],
-        course: str | None,
-        lesson: int | None,
-        k: int,
-    ) -> list[Passage]:
-        """The k best passages of the scope (one named course, or all courses with the lesson) for the query.
+    def search(self, request: SearchRequest) -> list[Passage]:
+        """The k best passages of the request's scope for its query.
 
         Hybrid: the nearest chunks by meaning and the best by BM25, both within the same scope, fused by
         score (`fused_scores`).
         """
-        candidates = self.candidates(query, library, scope, course, lesson, k)
-        return self.fuse(candidates, scope, k)
+        return self.fuse(self.candidates(request), request.scope, request.k)
 
-    def candidates(
-        self,
-        query: str,
-        library: CatalogSnapshot,
-        scope: list[CatalogEntry],
-        course: str | None,
-        lesson: int | None,
-        k: int,
-    ) -> Candidates:
+    def candidates(self, request: SearchRequest) -> Candidates:
         """The query's vector and both rankings of the scope that `search` fuses."""
-        vector = self.embedder.embed_query(query)
+        library, scope, lesson = request.library, request.scope, request.lesson
+        vector = self.embedder.embed_query(request.query)
         hybrid = self.settings.hybrid_search
-        pool = max(DENSE_CANDIDATES, 2 * k) if hybrid else k
-        if course is not None:
+        pool = max(DENSE_CANDIDATES, 2 * request.k) if hybrid else request.k
+        if request.course is not None:
             dense = self.search_course(scope[0], vector, pool, lesson)
         elif lesson is None:
             dense = self._search_library(library, scope, vector, pool)
         else:
-            dense = self.query(vector, pool, self._where(library, scope, course, lesson))
+            dense = self.query(vector, pool, self._where(library, scope, request.course, lesson))
         lexical: list[LexicalHit] = []
-        offered = max(LEXICAL_CANDIDATES, 2 * k)
+        offered = max(LEXICAL_CANDIDATES, 2 * request.k)
         coverage = 1.0
         if hybrid:
-            coverage = self.lexical.coverage(query, library, self.embedder.vocabulary())
+            vocabulary = self.embedder.vocabulary()
+            coverage = self.lexical.coverage(request.query, library, vocabulary)
             scope_ids = [entry.record.id for entry in scope]
             depth = max(KEYWORD_DEPTH, offered)
-            ranked = self.lexical.ranked(query, library, scope_ids, lesson, depth, self.embedder.vocabulary())
+            ranked = self.lexical.ranked(request.query, library, scope_ids, lesson, depth, vocabulary)
             # The keyword index may be a course version behind for a moment (see LexicalIndex._follow).
             lexical = [found for found in ranked if library.versions.get(found.course_id) == found.version]
         return Candidates(vector, dense, lexical, offered, coverage)
