@@ -6,6 +6,7 @@ Per question with one gold passage (a two-lesson question: `bench.eval_halves`),
 those the answer reads, its sentence's rank among the sentences that may answer ("unread" when it was not
 read for meaning), how far its score is below the best one's, and the cause:
 - "declined": the answer quotes nothing;
+- "compared": the question is split in two halves, each read on its own (`bench.eval_halves`);
 - "passage not read": no passage the answer reads holds the evidence (search);
 - "sentence unread": its passage is read, but not its sentence (`budget.worth_reading`);
 - "sentence not chosen": its sentence is scored, but neither leads nor is among the further quotes;
@@ -43,6 +44,8 @@ def evidence_row(answerer: Any, question: Question) -> dict[str, Any]:
     if not answer.sources:
         return {**row, "cause": "declined"}
     plan = answerer.plan(question.question, [])
+    if plan.halves is not None:
+        return {**row, "cause": "compared (bench.eval_halves)"}
     result = answerer.retrieve(plan)
     passages = wider(answerer.index, plan, search_query(plan), [] if result.is_error else result.passages)
     phrase = evidence.lower()
