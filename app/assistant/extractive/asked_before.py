@@ -1,0 +1,106 @@
+"""A reply that opens a passage answers the question the chunk before it closes on.
+
+Chunks end wherever their length runs out, so a lecturer's question and a student's reply to it often fall in
+two chunks: "Why does the kettle whistle? Yes, you at the back. Um," closes one, and "the steam escapes
+through a narrow hole." opens the next. The reply shares no word with what was asked; read as the reply to
+that question (`replies`), it scores as the question does, as it would inside one passage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from app.assistant.extractive.referents import closer, overlap, stand_ins
+from app.assistant.extractive.replies import replied
+from app.assistant.extractive.sentences import is_question
+from app.courses.chunking import split_sentences
+from app.search.embedding.kept import KeptVectors
+from app.search.models import Passage
+
+Place = tuple[str, int, int]
+# A candidate sentence: its passage, its position there, and the sentence.
+Candidate = tuple[Passage, int, str]
+
+
+class Line(NamedTuple):
+    """A sentence of the lesson read before a reply: where it is in that run, and whether it asks."""
+
+    sentence: str
+    asks: bool
+    at: int
+
+
+def chunks_before(
+    passages: list[Passage], fetch: Callable[[list[Place]], list[Passage]]
+) -> dict[Place, Passage]:
+    """The chunk before each passage in its lesson, by its place: a passage found, or else read (`fetch`)."""
+    found = {passage.place: passage for passage in passages}
+    wanted = [(title, lesson, chunk - 1) for title, lesson, chunk in found if chunk > 0]
+    missing = [place for place in wanted if place not in found]
+    fetched = {passage.place: passage for passage in fetch(missing)} if missing else {}
+    return {
+        place: found.get(place) or fetched[place] for place in wanted if place in found or place in fetched
+    }
+
+
+def opening_replies(candidates: list[Candidate], before: dict[Place, Passage]) -> dict[int, list[Candidate]]:
+    """The candidates (by index) that reply to questions only the chunk before their passage says: each with
+    those questions, as that chunk's candidates. A question the passage says too is its own (`replies`)."""
+    replies: dict[int, list[Candidate]] = {}
+    for i, (passage, position, sentence) in enumerate(candidates):
+        title, lesson, chunk = passage.place
+        earlier = before.get((title, lesson, chunk - 1))
+        if earlier is None:
+            continue
+        asked = _asked_in(earlier, passage, position, sentence)
+        if asked:
+            replies[i] = asked
+    return replies
+
+
+def _asked_in(earlier: Passage, passage: Passage, position: int, sentence: str) -> list[Candidate]:
+    """The questions of `earlier` (the chunk before) that the sentence at `position` of `passage` replies
+    to, when none of them is said in `passage` too."""
+    own = [said.strip() for said in split_sentences(passage.text)]
+    closing = [said.strip() for said in split_sentences(earlier.text)]
+    shared = overlap(closing, own)
+    only_earlier = len(closing) - shared  # what follows is said in the passage too
+    read = closing[: only_earlier + position] if position < shared else closing + own[shared:position]
+    lines = [Line(said, is_question(said), at) for at, said in enumerate(read)] + [Line(sentence, False, -1)]
+    asked = replied(lambda at: lines[at] if 0 <= at < len(lines) else None, len(read))
+    if not asked or any(line.at >= only_earlier for line in asked):
+        return []
+    return [(earlier, line.at, line.sentence) for line in asked]
+
+
+def inherited(
+    query: np.ndarray,
+    topic: str,
+    replies: dict[int, list[Candidate]],
+    vectors: KeptVectors,
+    scored: Callable[[Candidate, float, str], float],
+) -> dict[int, tuple[float, float]]:
+    """Each reply's similarity and score as the best of the questions it answers (a question naming its
+    subject by a pronoun read as meant, `referents`); `scored` ranks a question by its similarity and its
+    reading."""
+    keys = {
+        (question[0].place, question[1]): question for questions in replies.values() for question in questions
+    }
+    asked = list(keys.values())
+    if not asked:
+        return {}
+    cosines = [float(np.dot(query, vector)) for vector in vectors.get([question[2] for question in asked])]
+    meant = stand_ins(asked, topic)
+    resolved = closer(query, meant, vectors)
+    read = {}
+    for i, (question, cosine) in enumerate(zip(asked, cosines, strict=True)):
+        similarity = max(cosine, resolved.get(i, cosine))
+        reading = meant[i][0] if i in resolved else question[2]
+        read[question[0].place, question[1]] = (similarity, scored(question, similarity, reading))
+    return {
+        i: max((read[question[0].place, question[1]] for question in questions), key=lambda pair: pair[1])
+        for i, questions in replies.items()
+    }
