@@ -13,16 +13,21 @@ from typing import NamedTuple
 
 import numpy as np
 
+from app.assistant.extractive.intent import QUESTION_WORDS
+from app.assistant.extractive.keywords import keyword_share
 from app.assistant.extractive.referents import closer, overlap, stand_ins
 from app.assistant.extractive.replies import replied
 from app.assistant.extractive.sentences import is_question
 from app.courses.chunking import split_sentences
 from app.search.embedding.kept import KeptVectors
 from app.search.models import Passage
+from app.search.names import content_words
 
 Place = tuple[str, int, int]
 # A candidate sentence: its passage, its position there, and the sentence.
 Candidate = tuple[Passage, int, str]
+# The passages at places of the live library, scored against a topic (`CourseIndex.chunks_at`).
+Fetch = Callable[[str, list[Place]], list[Passage]]
 
 
 class Line(NamedTuple):
@@ -81,25 +86,26 @@ def inherited(
     topic: str,
     replies: dict[int, list[Candidate]],
     vectors: KeptVectors,
-    scored: Callable[[Candidate, float, str], float],
+    scored: Callable[[float, Candidate, float], float],
 ) -> dict[int, tuple[float, float]]:
-    """Each reply's similarity and score as the best of the questions it answers (a question naming its
-    subject by a pronoun read as meant, `referents`); `scored` ranks a question by its similarity and its
-    reading."""
+    """Each reply's similarity and score as the best of the questions it answers: a question naming its
+    subject by a pronoun read as meant (`referents`); `scored` ranks a question by its similarity and the
+    share of the topic's words it says."""
     keys = {
         (question[0].place, question[1]): question for questions in replies.values() for question in questions
     }
     asked = list(keys.values())
     if not asked:
         return {}
+    keywords = set(content_words(topic, QUESTION_WORDS))
     cosines = [float(np.dot(query, vector)) for vector in vectors.get([question[2] for question in asked])]
     meant = stand_ins(asked, topic)
     resolved = closer(query, meant, vectors)
     read = {}
     for i, (question, cosine) in enumerate(zip(asked, cosines, strict=True)):
         similarity = max(cosine, resolved.get(i, cosine))
-        reading = meant[i][0] if i in resolved else question[2]
-        read[question[0].place, question[1]] = (similarity, scored(question, similarity, reading))
+        shared = keyword_share(keywords, topic, question[0], meant[i][0] if i in resolved else question[2])
+        read[question[0].place, question[1]] = (similarity, scored(similarity, question, shared))
     return {
         i: max((read[question[0].place, question[1]] for question in questions), key=lambda pair: pair[1])
         for i, questions in replies.items()

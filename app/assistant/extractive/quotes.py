@@ -3,13 +3,13 @@ against the topic, then a lead of consecutive sentences and a few more from the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from app.assistant.extractive.answer_types import asked_type, bonus
-from app.assistant.extractive.asked_before import Candidate, Place, chunks_before, inherited, opening_replies
+from app.assistant.extractive.asked_before import Candidate, Fetch, chunks_before, inherited, opening_replies
 from app.assistant.extractive.budget import MAX_EMBEDDED, worth_reading
 from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
@@ -97,7 +97,7 @@ class Quote:
 class SentenceScorer:
     """Scores the sentences of passages against a topic; keeps their vectors between questions."""
 
-    def __init__(self, embedder: Embedder, fetch: Callable[[str, list[Place]], list[Passage]] | None = None):
+    def __init__(self, embedder: Embedder, fetch: Fetch | None = None):
         self.embedder = embedder
         self.vectors = KeptVectors(embedder, SENTENCE_CACHE_SIZE)
         self.fetch = fetch  # the passages at places, scored against a topic (`CourseIndex.chunks_at`)
@@ -121,17 +121,8 @@ class SentenceScorer:
         read = worth_reading(candidates, said, defining, LEAD_SENTENCES, reading)
         query = self.embedder.embed_query(topic)
         # A reply opening a passage scores as the question the chunk before closes on (`asked_before`).
-        fetch = self.fetch
-        replies = (
-            opening_replies(candidates, chunks_before(passages, lambda at: fetch(topic, at))) if fetch else {}
-        )
-        replying = inherited(
-            query,
-            topic,
-            replies,
-            self.vectors,
-            lambda asked, cosine, said: _score(cosine, asked, keyword_share(keywords, topic, asked[0], said)),
-        )
+        earlier = chunks_before(passages, partial(self.fetch, topic)) if self.fetch else {}
+        replying = inherited(query, topic, opening_replies(candidates, earlier), self.vectors, _score)
         read = sorted({*read, *replying})
         wanted = asked_type(topic)  # a person, time or number: a sentence holding one is a likelier answer
         vectors = dict(zip(read, self.vectors.get([candidates[i][2] for i in read]), strict=True))
