@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.assistant.extractive.asked_before import chunks_before, opening_replies
 from app.assistant.extractive.quotes import SentenceScorer, lead, more
 from app.assistant.extractive.referents import overlap, stand_ins
+from app.assistant.extractive.sentences import is_question
 from app.search.models import Passage
 
 # A captioned lecture cut in two chunks between the lecturer's question and a student's reply: "Um," has no
@@ -101,3 +104,17 @@ def test_a_question_naming_its_subject_by_a_pronoun_is_read_with_the_subject():
     told = passage("The old mill never froze. Why didn't it freeze in the winter?", 0.5, chunk=1)
     read = stand_ins([(told, 1, "Why didn't it freeze in the winter?")], QUESTION)
     assert read[0][0] == "Why didn't old mill freeze in the winter?"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "asks"),
+    [
+        ("What's a mill race, somebody, uh, yeah.", True),  # the captions lost its "?"
+        ("Who's the miller in the story.", True),
+        ("So how's it kept from freezing.", True),
+        ("What's interesting is the wheel.", False),  # a statement: no subject after "what's"
+        ("What's more, the wheel never stopped.", False),
+    ],
+)
+def test_a_question_opening_on_a_contracted_question_word_asks_without_its_question_mark(sentence, asks):
+    assert is_question(sentence) is asks
