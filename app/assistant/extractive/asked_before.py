@@ -9,6 +9,7 @@ that question (`replies`), it scores as the question does, as it would inside on
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import keyword_share
 from app.assistant.extractive.referents import closer, overlap, stand_ins
-from app.assistant.extractive.replies import replied
+from app.assistant.extractive.replies import MAX_BETWEEN, replied
 from app.assistant.extractive.sentences import is_question
 from app.courses.chunking import split_sentences
 from app.search.embedding.kept import KeptVectors
@@ -53,32 +54,37 @@ def chunks_before(
 
 def opening_replies(candidates: list[Candidate], before: dict[Place, Passage]) -> dict[int, list[Candidate]]:
     """The candidates (by index) that reply to questions only the chunk before their passage says: each with
-    those questions, as that chunk's candidates. A question the passage says too is its own (`replies`)."""
+    those questions, as that chunk's candidates. A question the passage says too is its own (`replies`).
+
+    Only a passage's first sentences can: at most MAX_BETWEEN that say nothing stand before its reply."""
     replies: dict[int, list[Candidate]] = {}
-    for i, (passage, position, sentence) in enumerate(candidates):
+    lessons: dict[int, tuple[int, list[str]]] = {}
+    for i, (passage, position, _) in enumerate(candidates):
         title, lesson, chunk = passage.place
         earlier = before.get((title, lesson, chunk - 1))
-        if earlier is None:
+        if earlier is None or position > MAX_BETWEEN:
             continue
-        asked = _asked_in(earlier, passage, position, sentence)
-        if asked:
-            replies[i] = asked
+        if id(passage) not in lessons:
+            lessons[id(passage)] = _read_on(earlier, passage)
+        only_earlier, said = lessons[id(passage)]
+        asked = replied(partial(_line, said), only_earlier + position)
+        if asked and all(line.at < only_earlier for line in asked):
+            replies[i] = [(earlier, line.at, line.sentence) for line in asked]
     return replies
 
 
-def _asked_in(earlier: Passage, passage: Passage, position: int, sentence: str) -> list[Candidate]:
-    """The questions of `earlier` (the chunk before) that the sentence at `position` of `passage` replies
-    to, when none of them is said in `passage` too."""
+def _read_on(earlier: Passage, passage: Passage) -> tuple[int, list[str]]:
+    """The lesson's sentences from the chunk before's first to the passage's last (what the chunks' overlap
+    repeats once), and how many of them only the chunk before says."""
     own = [said.strip() for said in split_sentences(passage.text)]
     closing = [said.strip() for said in split_sentences(earlier.text)]
-    shared = overlap(closing, own)
-    only_earlier = len(closing) - shared  # what follows is said in the passage too
-    read = closing[: only_earlier + position] if position < shared else closing + own[shared:position]
-    lines = [Line(said, is_question(said), at) for at, said in enumerate(read)] + [Line(sentence, False, -1)]
-    asked = replied(lambda at: lines[at] if 0 <= at < len(lines) else None, len(read))
-    if not asked or any(line.at >= only_earlier for line in asked):
-        return []
-    return [(earlier, line.at, line.sentence) for line in asked]
+    only_earlier = len(closing) - overlap(closing, own)
+    return only_earlier, closing[:only_earlier] + own
+
+
+def _line(said: list[str], at: int) -> Line | None:
+    """The sentence at `at` of the lesson read, and whether it asks; None past either end."""
+    return Line(said[at], is_question(said[at]), at) if 0 <= at < len(said) else None
 
 
 def inherited(
