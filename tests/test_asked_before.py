@@ -6,7 +6,7 @@ import pytest
 
 from app.assistant.extractive.asked_before import chunks_before, opening_replies
 from app.assistant.extractive.quotes import SentenceScorer, lead, more
-from app.assistant.extractive.referents import overlap, stand_ins
+from app.assistant.extractive.referents import overlap
 from app.assistant.extractive.sentences import is_question
 from app.search.models import Passage
 
@@ -98,12 +98,6 @@ def test_a_sentence_run_on_into_the_next_chunks_first_is_their_overlap():
     assert (
         overlap(["The wheel.", "It turns.", "It never stops."], ["It turns.", "It never stops.", "So."]) == 2
     )
-
-
-def test_a_question_naming_its_subject_by_a_pronoun_is_read_with_the_subject():
-    told = passage("The old mill never froze. Why didn't it freeze in the winter?", 0.5, chunk=1)
-    read = stand_ins([(told, 1, "Why didn't it freeze in the winter?")], QUESTION)
-    assert read[0][0] == "Why didn't old mill freeze in the winter?"
 
 
 @pytest.mark.parametrize(

@@ -31,15 +31,9 @@ SUBJECT_WORDS = 2
 OPENERS = frozenset({"um", "uh", "so", "and", "but", "well", "now", "okay", "ok", "yeah", "then", "also"})
 # The question's words put in the pronoun's place, at most this many from the first to the last said.
 MAX_STAND_IN = 4
-# A question asks about its pronoun's subject after its question word and verb ("So why doesn't it …").
-_ASKING = (
-    r"(?:(?:why|how|what|where|when|who)\s+(?:do|does|did|is|are|was|were|can|could|will|would|should|has"
-    r"|have|had)(?:n't|n’t|\s+not)?\s+)?"
-)
-# The opening pronoun, after any openers (and a question's word and verb), with the verb it is contracted
-# with ("they're", "he's").
+# The opening pronoun, after any openers, with the verb it is contracted with ("they're", "he's").
 _OPENING_RE = re.compile(
-    r"^(?P<lead>(?:\W*(?:" + "|".join(sorted(OPENERS)) + r")\b)*\W*" + _ASKING + ")"
+    r"^(?P<lead>(?:\W*(?:" + "|".join(sorted(OPENERS)) + r")\b)*\W*)"
     r"(?P<pronoun>he|she|it|they)(?P<tail>'s|’s|'re|’re)?\b",
     re.IGNORECASE,
 )
