@@ -80,6 +80,16 @@ def test_search_returns_passages_best_first(library_index):
     assert top.score == max(passage.score for passage in passages)
 
 
+def test_a_passage_is_read_by_its_place_scored_as_search_scores_it(library_index):
+    query = "hierarchical navigable small world graph layers"
+    found = library_index.search(query)[0]
+    title, lesson, _ = found.place
+    read = library_index.chunks_at(query, [found.place, (title, lesson, 999), ("No Such Course", 1, 0)])
+    assert [passage.place for passage in read] == [found.place]
+    assert read[0].text == found.text
+    assert read[0].score == pytest.approx(found.score, abs=1e-3)
+
+
 def test_k_limits_the_number_of_passages(library_index):
     assert len(library_index.search("vectors", k=2)) == 2
 

@@ -162,6 +162,22 @@ class CourseIndex:
         hits = self.searcher.candidates(request).dense
         return passage(min(hits, key=lambda hit: hit.distance)) if hits else None
 
+    def chunks_at(self, query: str, places: list[tuple[str, int, int]]) -> list[Passage]:
+        """The live passages at the places (course title, lesson, chunk index), scored against the query as
+        search scores them (cosine); a place no live course holds is left out."""
+        entries = {entry.record.title: entry for entry in self.catalog.snapshot().entries}
+        found: list[Passage] = []
+        for title, lesson, chunk in places:
+            entry = entries.get(title)
+            if entry is None:
+                continue
+            chunks = self.searcher.course_vectors.get(
+                entry.record.id, entry.version, entry.record.chunk_count
+            )
+            hits = chunks.hits(self.embedder.embed_query(query), [(lesson, chunk)])
+            found += [passage(hit) for hit in hits]
+        return found
+
     def course_mentioned(self, text: str) -> tuple[CourseRecord, str] | None:
         """The one course a text mentions without a naming phrase (acronym, most of its title), and how."""
         return mentioned_course(text, self.courses())

@@ -78,7 +78,7 @@ class ExtractiveAnswerer:
     def __init__(self, toolbox: ToolBox, embedder: Embedder):
         self.toolbox = toolbox
         self.index = toolbox.index
-        self.scorer = SentenceScorer(embedder)
+        self.scorer = SentenceScorer(embedder, toolbox.index.chunks_at)
         self.meaning = MeaningWeights(embedder)
 
     def plan(self, question: str, history: list[Exchange] | None = None) -> Plan:

@@ -4,17 +4,19 @@ against the topic, then a lead of consecutive sentences and a few more from the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from app.assistant.extractive.answer_types import asked_type, bonus
+from app.assistant.extractive.asked_before import Candidate, Fetch, chunks_before, inherited, opening_replies
 from app.assistant.extractive.budget import MAX_EMBEDDED, worth_reading
 from app.assistant.extractive.definitions import definitions, describes, subject
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import keyword_share, said_share
 from app.assistant.extractive.onward import next_chunk
 from app.assistant.extractive.referents import closer, stand_ins
-from app.assistant.extractive.replies import answers
+from app.assistant.extractive.replies import INHERIT_GAP, answers
 from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, is_question, repeats
 from app.courses.chunking import split_sentences
 from app.search.embedding.kept import KeptVectors
@@ -95,9 +97,10 @@ class Quote:
 class SentenceScorer:
     """Scores the sentences of passages against a topic; keeps their vectors between questions."""
 
-    def __init__(self, embedder: Embedder):
+    def __init__(self, embedder: Embedder, fetch: Fetch | None = None):
         self.embedder = embedder
         self.vectors = KeptVectors(embedder, SENTENCE_CACHE_SIZE)
+        self.fetch = fetch  # the passages at places, scored against a topic (`CourseIndex.chunks_at`)
 
     def quotes(self, topic: str, passages: list[Passage], reading: int = MAX_EMBEDDED) -> list[Quote]:
         """Every sentence of the passages once (overlapping chunks repeat some), scored against the topic.
@@ -117,6 +120,10 @@ class SentenceScorer:
         said = [said_share(keywords, topic, sentence) for _, _, sentence in candidates]
         read = worth_reading(candidates, said, defining, LEAD_SENTENCES, reading)
         query = self.embedder.embed_query(topic)
+        # A reply opening a passage scores as the question the chunk before closes on (`asked_before`).
+        earlier = chunks_before(passages, partial(self.fetch, topic)) if self.fetch else {}
+        replying = inherited(query, topic, opening_replies(candidates, earlier), self.vectors, _score)
+        read = sorted({*read, *replying})
         wanted = asked_type(topic)  # a person, time or number: a sentence holding one is a likelier answer
         vectors = dict(zip(read, self.vectors.get([candidates[i][2] for i in read]), strict=True))
         # A sentence naming the subject by a pronoun ("He spent his life in Rome.") is read as meant too, when
@@ -130,17 +137,24 @@ class SentenceScorer:
             if i in resolved:
                 similarity = max(similarity, resolved[i])
                 shared = max(shared, keyword_share(keywords, topic, passage, meant[i][0]))
-            score = SENTENCE_WEIGHT * similarity + PASSAGE_WEIGHT * passage.score + KEYWORD_WEIGHT * shared
+            score = _score(similarity, (passage, position, sentence), shared)
             score += bonus(wanted, topic, passage, sentence) if vector is not None else 0.0
+            if i in replying:
+                similarity, score = max(similarity, replying[i][0]), max(score, replying[i][1] - INHERIT_GAP)
             asks = is_question(sentence)
             # A short reply to a question just asked is its answer ("It's an externality."), not filler.
             before = quotes[-1] if quotes else None
             answering = before is not None and before.passage is passage and before.asks
             answering = answering and before is not None and before.position == position - 1
-            filler = not (asks or shared or answering) and is_filler(sentence)
+            filler = not (asks or shared or answering or i in replying) and is_filler(sentence)
             kind = {"embedded": vector is not None, "asks": asks, "filler": filler, "defining": defining[i]}
             quotes.append(Quote(passage, position, sentence, similarity, score, shared, **kind))
         return quotes
+
+
+def _score(similarity: float, candidate: Candidate, shared: float) -> float:
+    """A sentence's rank score: its closeness, its passage's, the share of the question's words it says."""
+    return SENTENCE_WEIGHT * similarity + PASSAGE_WEIGHT * candidate[0].score + KEYWORD_WEIGHT * shared
 
 
 def lead(

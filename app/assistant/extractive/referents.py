@@ -91,12 +91,24 @@ def said_before(passage: Passage, position: int, by_place: dict[tuple[str, int, 
     if previous is None:
         return own[:position]
     earlier = [sentence.strip() for sentence in split_sentences(previous.text)]
-    # Chunks overlap: the passage may open on the previous chunk's last sentences.
-    sizes = range(min(len(earlier), len(own)), 0, -1)
-    shared = next((size for size in sizes if earlier[-size:] == own[:size]), 0)
+    shared = overlap(earlier, own)
     if position < shared:  # the sentence is one of those: what comes before it is the previous chunk's
         return earlier[: len(earlier) - shared + position]
     return earlier + own[shared:position]
+
+
+def overlap(earlier: list[str], own: list[str]) -> int:
+    """How many of a chunk's first sentences are the last of the chunk before it (chunks overlap).
+
+    The first of them may be said there as the end of a longer sentence: a spoken "Um," with no stop after
+    it runs on into what the next chunk opens with ("Um, the steam escapes." against "the steam escapes.")."""
+    for size in range(min(len(earlier), len(own)), 0, -1):
+        first = earlier[-size]
+        if earlier[len(earlier) - size + 1 :] == own[1:size] and (
+            first == own[0] or first.endswith(f" {own[0]}")
+        ):
+            return size
+    return 0
 
 
 def _named(before: list[str], keywords: set[str], person: bool) -> tuple[str, set[str]]:

@@ -27,14 +27,18 @@ MAX_ASKED = 3
 SILENCE_CACHE_SIZE = 8192
 
 
-class Said(Protocol):
-    """A scored sentence, as far as replies read it."""
+class Spoken(Protocol):
+    """A sentence and whether it asks, as far as finding what a reply answers reads it."""
 
     @property
     def sentence(self) -> str: ...  # noqa: D102
 
     @property
     def asks(self) -> bool: ...  # noqa: D102
+
+
+class Said(Spoken, Protocol):
+    """A scored sentence, as far as replies read it."""
 
     @property
     def embedded(self) -> bool: ...  # noqa: D102
@@ -63,6 +67,7 @@ class Candidate(Said, Protocol):
 
 
 S = TypeVar("S", bound=Said)
+T = TypeVar("T", bound=Spoken)
 C = TypeVar("C", bound=Candidate)
 
 
@@ -93,7 +98,7 @@ def answers(quotes: list[C]) -> list[tuple[C, float, float]]:
     return found
 
 
-def questions_before(sentence_at: Callable[[int], S | None], position: int) -> list[S]:
+def questions_before(sentence_at: Callable[[int], T | None], position: int) -> list[T]:
     """The questions the sentence at `position` of a passage replies to (`sentence_at` reads the passage):
     the run of questions just before it, past at most MAX_BETWEEN sentences that say nothing."""
     at = position - 1
@@ -101,7 +106,7 @@ def questions_before(sentence_at: Callable[[int], S | None], position: int) -> l
         if said is not None and _silence(said.sentence)[2]:
             return []  # the answer was given ("Perfect."): what follows moves on
         at -= 1
-    asked: list[S] = []
+    asked: list[T] = []
     before = sentence_at(at)
     while before is not None and before.asks and len(asked) < MAX_ASKED:
         asked.append(before)
@@ -113,13 +118,19 @@ def questions_before(sentence_at: Callable[[int], S | None], position: int) -> l
 def asked_by(sentence_at: Callable[[int], S | None], position: int) -> S | None:
     """The question read for meaning that the sentence at `position` answers and scores as: the best of
     those it replies to (a question asked twice is answered once); None when it replies to none."""
-    if _says_nothing(sentence_at(position), sentence_at(position - 1)):
-        return None  # the call on a student or a hesitation answers nothing
-    read = [question for question in questions_before(sentence_at, position) if question.embedded]
+    read = [question for question in replied(sentence_at, position) if question.embedded]
     return max(read, key=lambda question: question.score, default=None)
 
 
-def _says_nothing(said: Said | None, before: Said | None) -> bool:
+def replied(sentence_at: Callable[[int], T | None], position: int) -> list[T]:
+    """The questions the sentence at `position` replies to (`questions_before`); none when it says nothing
+    itself: the call on a student or a hesitation answers nothing."""
+    if _says_nothing(sentence_at(position), sentence_at(position - 1)):
+        return []
+    return questions_before(sentence_at, position)
+
+
+def _says_nothing(said: Spoken | None, before: Spoken | None) -> bool:
     """True for the call on a student and a hesitation ("Um.", "Yup."); a sentence of a single word of
     content says nothing too, unless it comes right after the question, which it then answers ("It's an
     externality.")."""

@@ -19,12 +19,14 @@ TAG_RE = re.compile(
 )
 QUESTION_END_RE = re.compile(r"\?[\"'”’)\s]*$")
 # Captions often lose a question's "?": a sentence that opens as a question does, with a question word, an
-# auxiliary and its subject ("Why doesn't the bank go under.", "How do we check that."), asks all the same.
+# auxiliary and its subject ("Why doesn't the bank go under.", "How do we check that."), or a question word
+# contracted with "is" ("What's a mill race."), asks all the same.
 # A question word without an auxiliary after it opens a statement ("What we do is …", "When I was young …").
 ASKING_RE = re.compile(
     r"^(?:(?:so|and|but|now|okay|ok|well|um|uh|then|all right|alright),?\s+)*"
-    r"(?:why|how|what|who|which|when|where)\s+"
-    r"(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have|had)(?:n't|\s+not)?\s+"
+    r"(?:(?:why|how|what|who|which|when|where)\s+"
+    r"(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have|had)(?:n't|\s+not)?"
+    r"|(?:how|what|who|where)['’]s)\s+"
     r"(?:you|we|i|he|she|it|they|this|that|these|those|there|the|a|an|our|your|his|her|their|its)\b",
     re.IGNORECASE,
 )
