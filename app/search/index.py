@@ -166,6 +166,7 @@ class CourseIndex:
         """The live passages at the places (course title, lesson, chunk index), scored against the query as
         search scores them (cosine); a place no live course holds is left out."""
         entries = {entry.record.title: entry for entry in self.catalog.snapshot().entries}
+        vector = self.embedder.embed_query(query)
         found: list[Passage] = []
         for title, lesson, chunk in places:
             entry = entries.get(title)
@@ -174,7 +175,7 @@ class CourseIndex:
             chunks = self.searcher.course_vectors.get(
                 entry.record.id, entry.version, entry.record.chunk_count
             )
-            hits = chunks.hits(self.embedder.embed_query(query), [(lesson, chunk)])
+            hits = chunks.hits(vector, [(lesson, chunk)])
             found += [passage(hit) for hit in hits]
         return found
 

@@ -1,7 +1,7 @@
 """The sentences that may answer, and which question of the lecturer's each replies to. A lecturer asks and
 the answer follows: at once ("So what did he do? He burned his ships."), or after the question asked again
-in other words, the call on a student and a hesitation ("Why doesn't the bank go under. Why doesn't it?
-Yeah, the guy in blue. Um, everyone agrees …")."""
+in other words, the call on a student and a hesitation ("Why doesn't the bread rise. Why doesn't it?
+Yes, you at the back. Um, the yeast was dead …")."""
 
 from __future__ import annotations
 
