@@ -1,6 +1,6 @@
 """Small-to-big within one lesson: passages ranked by the best window of sentences they hold.
 
-A spoken passage mixes topics ("...they may lose the ability to recognize faces. Now, sensory neglect..."),
+A spoken passage mixes topics ("...so the dough may lose its ability to hold gas. Now, oven spring..."),
 so its one vector can sit far from a question that one of its sentences answers. Ranked by its nearest
 window of `WINDOW` sentences, the passage that says the answer in passing comes up. Embedding windows costs a
 model call per search, so it is only done for the few passages of a search within one lesson

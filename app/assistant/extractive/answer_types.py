@@ -18,8 +18,8 @@ NUMBER = "number"
 BONUS = 0.05
 
 # Words that say what someone is: a question asking "which philosopher" asks for a person, and a sentence
-# saying one names a person even when captions spell the name lower-case ("a French economist called core
-# know").
+# saying one names a person even when captions spell the name lower-case ("a French physicist called cue
+# re").
 _ROLE_WORDS = (
     r"economist|psychologist|scientist|researcher|philosopher|mathematician|physicist|physician|"
     r"biologist|neuroscientist|inventor|professor|student|colleague|author|engineer"

@@ -18,8 +18,8 @@ ARTICLES = frozenset({"a", "an", "the", "this", "these", "that", "those"})
 # The term comes early (a definition starts with it), its verb right after (", or RAG," may come between).
 TERM_WITHIN = 12
 VERB_WITHIN = 5
-# A sentence can also name the term after saying what it is: "the basic unit of the brain is the neuron",
-# "this gap is known as a synapse", "a unit like this is called a perceptron". Stemmed.
+# A sentence can also name the term after saying what it is: "the basic unit of bread is the crumb cell",
+# "this crust is known as a bloom", "a unit like this is called a perceptron". Stemmed.
 NAMING_VERBS = frozenset({"is", "are", "be", "called", "known", "named", "termed"})
 # Between the naming verb and the term: "as", an article, or the term's own words ("a single neuron").
 NAMING_GLUE = frozenset({"as", "a", "an", "the", "our", "this", "these"})
@@ -119,7 +119,7 @@ def _opens_with(words: list[str], term: list[str]) -> bool:
 
 
 def _names(words: list[str], term: list[str]) -> bool:
-    """True for "… is known as a synapse", "the basic unit of the brain is the neuron": a naming verb, then
+    """True for "… is known as a bloom", "the basic unit of bread is the crumb cell": a naming verb, then
     nothing but glue words or the term's own up to the term's last word, which ends the phrase ("is the
     baby's brain" names a brain). One word of the term may be left out ("the neuron" names a biological
     neuron), but no other word may stand before it ("scalar quantization" does not name product

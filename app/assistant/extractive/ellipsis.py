@@ -1,8 +1,8 @@
 """A follow-up that says only a few words of its own ("is a bigger pot fine?" after a question on repotting
 ferns) may leave its subject out: the previous question's.
 
-It is answered from its own words first: "and what is projection?" after a question on defence mechanisms
-asks about projection, and the previous words would pull the search back to what was just answered. Only
+It is answered from its own words first: "and what is blind baking?" after a question on pastry faults
+asks about blind baking, and the previous words would pull the search back to what was just answered. Only
 when its own words find nothing is it asked again with the previous question's words, and only when the
 library says every word of its own: a short follow-up naming something no course says ("and blender?")
 asks about that thing, which the previous topic's passages would answer wrongly.

@@ -296,8 +296,8 @@ def _unique_sentences(passages: list[Passage]) -> list[tuple[Passage, int, str]]
 
 def _complete(lead: list[Quote], quotes: list[Quote]) -> list[Quote]:
     """Extend a lead with what follows it when its last sentence only introduces it ("Three parameters
-    control X.") or the next one picks up its words by a pronoun ("The halves are connected. They're
-    connected by the corpus callosum.")."""
+    control X.") or the next one picks up its words by a pronoun ("The two ovens are linked. They're
+    linked by a shared flue.")."""
     own = sorted((quote for quote in quotes if quote.passage is lead[-1].passage), key=lambda q: q.position)
     following = {quote.position: quote for quote in own}
     lead = list(lead)
