@@ -7,7 +7,7 @@ import pytest
 
 from app.assistant.extractive.quotes import MAX_GAP
 from app.assistant.extractive.retrieve import search_query, wider
-from app.assistant.extractive.two_lessons import from_two_lessons
+from app.assistant.extractive.two_lessons import about_two_lessons, from_two_lessons
 from app.search.models import Passage
 
 
@@ -58,3 +58,11 @@ def test_one_lesson_far_ahead_reads_the_five(services):
     plan = answerer.plan("explain how HNSW works", [])
     found = answerer.index.search(search_query(plan), k=5)
     assert wider(answerer.index, plan, search_query(plan), found) == found
+
+
+def test_a_question_asking_what_one_term_is_is_about_one_thing(services):
+    # Its passages come from two lessons alike, but a definition of one term reads the tool's five.
+    answerer = services.assistant._answerer
+    hits = [passage(1, 0.7), passage(2, 0.68)]
+    assert not about_two_lessons(answerer.plan("what is a glaze kiln?", []), hits)
+    assert about_two_lessons(answerer.plan("how did the potters take to the new glaze kilns?", []), hits)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.assistant.extractive.answer_types import asked_type
-from app.assistant.extractive.two_lessons import from_two_lessons
+from app.assistant.extractive.two_lessons import about_two_lessons
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, ToolBox, ToolResult
 from app.search.models import CourseRecord, Passage
 
@@ -46,7 +46,7 @@ def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -
 
     Straight from the index, not the search tool: the tool returns MAX_RESULTS passages, this reads more.
     """
-    if not passages or (asked_type(plan.quoted_for) is None and not from_two_lessons(passages)):
+    if not passages or (asked_type(plan.quoted_for) is None and not about_two_lessons(plan, passages)):
         return passages
     course = plan.course.title if plan.course is not None else None
     lesson = plan.lesson

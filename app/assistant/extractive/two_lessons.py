@@ -5,13 +5,26 @@ new kilns?") is answered whole, and the search tool's five passages are shared b
 lesson then holds fewer of the five places, and the passage that answers for one of them often ranks 6th to
 10th, as a comparison half's does (`half_pool`). When another lesson's best passage comes as close as a
 passage whose sentences an answer may quote beside its lead (`quotes.MAX_GAP`), the answer reads the next
-best passages too, as a question asking for a fact does (`retrieve.wider`).
+best passages too, as a question asking for a fact does (`retrieve.wider`). A question asking what one
+term is ("what is slip casting?") is about one thing: it reads the five, or a next passage's sentence that
+merely sounds alike joins its definition.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.assistant.extractive.quotes import MAX_GAP
 from app.search.models import Passage
+
+if TYPE_CHECKING:
+    from app.assistant.extractive.intent import Plan
+
+
+def about_two_lessons(plan: Plan, passages: list[Passage]) -> bool:
+    """True when the plan may be about two lessons: it asks no term's definition, and its passages come
+    from two lessons alike."""
+    return plan.term is None and from_two_lessons(passages)
 
 
 def from_two_lessons(passages: list[Passage]) -> bool:
