@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.assistant.extractive.answer_types import asked_type
+from app.assistant.extractive.two_lessons import about_two_lessons
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, ToolBox, ToolResult
 from app.search.models import CourseRecord, Passage
 
@@ -40,11 +41,12 @@ def course_outline(toolbox: ToolBox, course: CourseRecord) -> ToolResult:
 
 
 def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -> list[Passage]:
-    """The passages found, and for a question asking for a fact the next best of its course or lesson.
+    """The passages found, and for a question asking for a fact, or whose passages come from two lessons
+    alike (`two_lessons`), the next best of its course or lesson.
 
     Straight from the index, not the search tool: the tool returns MAX_RESULTS passages, this reads more.
     """
-    if asked_type(plan.quoted_for) is None or not passages:
+    if not passages or (asked_type(plan.quoted_for) is None and not about_two_lessons(plan, passages)):
         return passages
     course = plan.course.title if plan.course is not None else None
     lesson = plan.lesson
