@@ -139,7 +139,7 @@ def claude_app(make_app, fake_claude):
 @pytest.fixture(scope="session")
 def scorer():
     """A sentence scorer of the extractive answer on the real embedding model."""
-    from app.assistant.extractive.quotes import SentenceScorer
+    from app.assistant.extractive.scoring import SentenceScorer
     from app.search.embedding import get_embedder
 
     return SentenceScorer(get_embedder())

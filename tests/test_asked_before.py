@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from app.assistant.extractive.asked_before import chunks_before, opening_replies
-from app.assistant.extractive.quotes import SentenceScorer, lead, more
+from app.assistant.extractive.quotes import lead, more
 from app.assistant.extractive.referents import overlap
+from app.assistant.extractive.scoring import SentenceScorer
 from app.assistant.extractive.sentences import is_question
 from app.search.models import Passage
 

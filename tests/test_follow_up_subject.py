@@ -11,7 +11,8 @@ from app.assistant.extractive import answerer as answerer_module
 from app.assistant.extractive.ellipsis import with_subject
 from app.assistant.extractive.intent import understand
 from app.assistant.extractive.meant import meant
-from app.assistant.extractive.quotes import Quote, lead
+from app.assistant.extractive.quotes import lead
+from app.assistant.extractive.scoring import Quote
 from app.search.models import Passage
 
 BIKE = "Bicycle Care"

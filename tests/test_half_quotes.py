@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from app.assistant.extractive.keywords import keyword_share
-from app.assistant.extractive.quotes import Quote, more_of
+from app.assistant.extractive.quotes import more_of
+from app.assistant.extractive.scoring import Quote
 from app.search.models import Passage
 from app.search.names import content_words
 

@@ -8,7 +8,8 @@ import pytest
 from app.assistant.extractive import keywords, quotes
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import abbreviated, keyword_share, said_share
-from app.assistant.extractive.quotes import Quote, lead
+from app.assistant.extractive.quotes import lead
+from app.assistant.extractive.scoring import Quote
 from app.assistant.extractive.sentences import repeats, root
 from app.search.models import Passage
 from app.search.names import content_words

@@ -6,10 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from app.assistant.extractive import quotes, replies
+from app.assistant.extractive import quotes, replies, scoring
 from app.assistant.extractive.definitions import subject
 from app.assistant.extractive.intent import defined_term
-from app.assistant.extractive.quotes import Quote, SentenceScorer, lead, more
+from app.assistant.extractive.quotes import lead, more
+from app.assistant.extractive.scoring import Quote, SentenceScorer
 from app.assistant.extractive.sentences import is_filler, is_question, root
 from app.search.models import Passage
 from tests.helpers import CountingEmbedder
@@ -96,7 +97,7 @@ def test_a_short_answer_after_a_question_is_kept_though_it_shares_no_word(scorer
 
 def test_without_the_question_rule_the_question_leads(scorer, monkeypatch):
     # What the rule changes: read as a statement, the question would lead the answer.
-    monkeypatch.setattr(quotes, "is_question", lambda sentence: False)
+    monkeypatch.setattr(scoring, "is_question", lambda sentence: False)
     found = scorer.quotes(QUESTION, [passage(LECTURE, 0.6)])
     assert lead(found, False)[0].sentence.startswith("So what did the general do")
 
@@ -108,7 +109,7 @@ def test_only_likely_sentences_are_embedded(scorer):
     fresh = SentenceScorer(counting)
     unrelated = " ".join(f"Sentence {n} describes the weather over the harbour in spring." for n in range(30))
     found = fresh.quotes(QUESTION, [passage(LECTURE, 0.6), passage(unrelated, 0.3, chunk=1)])
-    assert counting.documents == len(quotes.split_sentences(LECTURE))
+    assert counting.documents == len(scoring.split_sentences(LECTURE))
     assert {quote.embedded for quote in found if quote.passage.chunk_index == 1} == {False}
 
 

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.assistant.extractive.quotes import Quote, lead, more
+from app.assistant.extractive.quotes import lead, more
 from app.assistant.extractive.replies import MAX_BETWEEN, asked_by, questions_before
+from app.assistant.extractive.scoring import Quote
 from app.assistant.extractive.sentences import acknowledges, calls_on, is_filler, is_question
 from app.search.models import Passage
 

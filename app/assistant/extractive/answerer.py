@@ -30,16 +30,7 @@ from app.assistant.extractive.half_pool import half_passages, half_reading, two_
 from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
 from app.assistant.extractive.meant import meant
 from app.assistant.extractive.nearest import nearest_share
-from app.assistant.extractive.quotes import (
-    MIN_RELEVANCE,
-    Quote,
-    SentenceScorer,
-    apart,
-    lead,
-    lead_at,
-    more,
-    more_of,
-)
+from app.assistant.extractive.quotes import MIN_RELEVANCE, apart, lead, lead_at, more, more_of
 from app.assistant.extractive.render import (
     OUTLINE_NOTE,
     SEARCH_NOTE,
@@ -51,6 +42,7 @@ from app.assistant.extractive.render import (
     reply,
 )
 from app.assistant.extractive.retrieve import course_outline, search, search_query, wider
+from app.assistant.extractive.scoring import Quote, SentenceScorer
 from app.assistant.extractive.spelled import in_full
 from app.assistant.tools import ToolBox, ToolResult
 from app.search.embedding.protocol import Embedder

@@ -11,8 +11,8 @@ import numpy as np
 
 from app.assistant.extractive.answer_types import holds
 from app.assistant.extractive.definitions import defines
-from app.assistant.extractive.quotes import Quote, SentenceScorer
 from app.assistant.extractive.referents import said_before
+from app.assistant.extractive.scoring import Quote, SentenceScorer
 from app.assistant.extractive.sentences import is_filler
 from app.search.names import content_words
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.assistant.extractive.quotes import Quote
+    from app.assistant.extractive.scoring import Quote
     from app.search.models import Passage
 
 

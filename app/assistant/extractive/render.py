@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from app.assistant.base import Answer, Source
 from app.assistant.citations import escape_markers
-from app.assistant.extractive.quotes import Quote
+from app.assistant.extractive.scoring import Quote
 from app.assistant.tools import SourceCollector, passage_source
 from app.search.models import CourseRecord, Outline
 
