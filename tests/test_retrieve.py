@@ -1,4 +1,5 @@
-"""Every answer reads the next best passages of its course or lesson beyond the search tool's five."""
+"""Every answer but a term's definition reads the next best passages of its course or lesson beyond the
+search tool's five."""
 
 from __future__ import annotations
 
@@ -29,3 +30,12 @@ def test_nothing_found_reads_nothing_more(services):
     answerer = services.assistant._answerer
     plan = answerer.plan("explain how HNSW works", [])
     assert wider(answerer.index, plan, search_query(plan), []) == []
+
+
+def test_a_question_asking_what_one_term_is_reads_the_five(services):
+    # A definition is said where the term is: a further passage's sentence that sounds alike would join it.
+    answerer = services.assistant._answerer
+    plan = answerer.plan("what is HNSW?", [])
+    assert plan.term is not None
+    found = answerer.index.search(search_query(plan), k=5)
+    assert wider(answerer.index, plan, search_query(plan), found) == found

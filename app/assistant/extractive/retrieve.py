@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from app.assistant.extractive.answer_types import asked_type
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, ToolBox, ToolResult
 from app.search.models import CourseRecord, Passage
 
@@ -41,11 +42,14 @@ def course_outline(toolbox: ToolBox, course: CourseRecord) -> ToolResult:
 
 
 def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -> list[Passage]:
-    """The passages found, then the next best of its course or lesson.
+    """The passages found, then the next best of its course or lesson; a question asking what one term is
+    reads only those found, unless it asks for a fact.
 
     Straight from the index, not the search tool: the tool returns MAX_RESULTS passages, this reads more.
     """
-    if not passages:
+    if not passages or (plan.term is not None and asked_type(plan.quoted_for) is None):
+        # A definition is said where the term is; a further passage's sentence that merely sounds like the
+        # term ("the glaze's colour" for "what is a glaze kiln?") would join it.
         return passages
     course = plan.course.title if plan.course is not None else None
     lesson = plan.lesson
