@@ -7,7 +7,6 @@ import pytest
 from app.assistant.extractive import answer_types
 from app.assistant.extractive.answer_types import NUMBER, PERSON, TIME, asked_type, bonus, holds
 from app.assistant.extractive.quotes import lead
-from app.assistant.extractive.retrieve import search_query, wider
 from app.search.models import Passage
 
 # Two sentences of a lecture that share the question's words alike; only one names who thought it up.
@@ -86,21 +85,3 @@ def test_without_the_bonus_the_sentence_naming_no_one_leads(scorer, monkeypatch)
     monkeypatch.setattr(answer_types, "BONUS", 0.0)
     found = scorer.quotes(QUESTION, [passage(UNNAMED, chunk=0), passage(NAMED, chunk=1)])
     assert lead(found, False)[0].sentence == UNNAMED
-
-
-@pytest.mark.parametrize(
-    ("question", "widened"),
-    [
-        ("how many results does the search return by default?", True),  # asks for a number: reads further
-        # asks for no fact, and one lesson's passage is far ahead of the others (`two_lessons`): the five
-        ("explain how HNSW works", False),
-    ],
-)
-def test_a_question_asking_for_a_fact_reads_more_passages(services, question, widened):
-    answerer = services.assistant._answerer
-    plan = answerer.plan(question, [])
-    found = answerer.index.search(search_query(plan), k=5)
-    read = wider(answerer.index, plan, search_query(plan), found)
-    assert read[: len(found)] == found  # the passages found keep their order, first
-    assert (len(read) > len(found)) is widened
-    assert len({(p.course_title, p.lesson_number, p.chunk_index) for p in read}) == len(read)

@@ -6,8 +6,8 @@ naming both cuisines), so its passages rank less surely: over our labelled compa
 answers a half sat 6th to 10th among the half's passages, past the five the search tool returns, when the
 half's first five spoke of its subject without answering it (`python -m bench.eval_halves` lists where each
 comparison loses a quote). A half therefore reads its next five too, straight from the index, after the
-tool's five, as `retrieve.wider` does for a fact. Its reading budget grows with them: with the same twenty
-sentences spread over ten passages, the first passages' answering sentences went unread.
+tool's five, as `retrieve.wider` does for a whole question. Its reading budget grows with them: with the
+same twenty sentences spread over ten passages, the first passages' answering sentences went unread.
 
 Two clauses of one question about one thing ("when was the mill built, and what did it grind?": the second
 names the first's subject by a pronoun, and both search the same place) read only the tool's five: such a

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.assistant.extractive.answer_types import asked_type
-from app.assistant.extractive.two_lessons import about_two_lessons
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, ToolBox, ToolResult
 from app.search.models import CourseRecord, Passage
 
@@ -14,8 +13,10 @@ if TYPE_CHECKING:
     from app.assistant.extractive.intent import Plan
     from app.search.index import CourseIndex
 
-# A question asking for a fact reads this many passages: a name or a figure is often said in a passage
-# that matches the question's words less well than the ones around it.
+# An answer reads this many passages beyond the search tool's: the sentence that answers is often said in a
+# passage that matches the question's words less well than the ones around it (a name or a figure, one of
+# two lessons a question is about, a follow-up's point), and the sentence scorer, not the passage's rank,
+# decides what is quoted.
 WIDER = 10
 
 
@@ -41,12 +42,14 @@ def course_outline(toolbox: ToolBox, course: CourseRecord) -> ToolResult:
 
 
 def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -> list[Passage]:
-    """The passages found, and for a question asking for a fact, or whose passages come from two lessons
-    alike (`two_lessons`), the next best of its course or lesson.
+    """The passages found, then the next best of its course or lesson; a question asking what one term is
+    reads only those found, unless it asks for a fact.
 
     Straight from the index, not the search tool: the tool returns MAX_RESULTS passages, this reads more.
     """
-    if not passages or (asked_type(plan.quoted_for) is None and not about_two_lessons(plan, passages)):
+    if not passages or (plan.term is not None and asked_type(plan.quoted_for) is None):
+        # A definition is said where the term is; a further passage's sentence that merely sounds like the
+        # term ("the glaze's colour" for "what is a glaze kiln?") would join it.
         return passages
     course = plan.course.title if plan.course is not None else None
     lesson = plan.lesson
