@@ -19,7 +19,7 @@ TAG_RE = re.compile(
 )
 QUESTION_END_RE = re.compile(r"\?[\"'”’)\s]*$")
 # Captions often lose a question's "?": a sentence that opens as a question does, with a question word, an
-# auxiliary and its subject ("Why doesn't the bank go under.", "How do we check that."), or a question word
+# auxiliary and its subject ("Why doesn't the dough rise.", "How do we check that."), or a question word
 # contracted with "is" ("What's a mill race."), asks all the same.
 # A question word without an auxiliary after it opens a statement ("What we do is …", "When I was young …").
 ASKING_RE = re.compile(
@@ -92,7 +92,7 @@ def root(word: str) -> str:
 
 def is_question(sentence: str) -> bool:
     """True when the sentence asks rather than says: it ends in "?" but not in a tag ("…, right?"), or
-    without its "?" it opens as a question does ("Why doesn't the bank go under.")."""
+    without its "?" it opens as a question does ("Why doesn't the dough rise.")."""
     if QUESTION_END_RE.search(sentence):
         return not TAG_RE.search(sentence)
     opening = ASKING_RE.match(sentence)
