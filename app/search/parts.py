@@ -153,7 +153,7 @@ def keep_more(kept: list[Passage], more: list[list[Passage]], k: int) -> list[Pa
 
 def search_with_parts(searcher: Searcher, request: SearchRequest) -> list[Passage]:
     """The k best passages for the query, keeping each compared part's first passage among them; a query
-    comparing nothing that names a lesson by a word of its title ("the Skinner lecture") is searched within
+    comparing nothing that names a lesson by a word of its title ("the Pasteur lecture") is searched within
     that lesson; a list question ("which bridges have ...") offers other lessons' passages (`listed`)."""
     kept = _with_parts(searcher, request)
     if request.k < MIN_K:

@@ -44,7 +44,7 @@ MATCH_MARGIN = 0.1
 def mentioned_course(text: str, records: list[CourseRecord]) -> tuple[CourseRecord, str] | None:
     """The one course the text mentions and the words that mention it; None for none, or for two (ambiguous:
     search everything rather than pick one). Shared title words ("test a Flask app") are not enough; a
-    course code ("ECON 159", "6.S191", "MIT") or the instructor's name ("bloom's") is."""
+    course code ("BAKE 101", "6.B12", "CIA") or the instructor's name ("miller's") is."""
     words = content_words(text)
     found = []
     for record in records:
@@ -68,8 +68,8 @@ def mentioned_course(text: str, records: list[CourseRecord]) -> tuple[CourseReco
 
 
 def _codes(title: str) -> set[str]:
-    """A title's code words, lower-cased: numbers of 3+ characters ("159", "s191", not a year) and the
-    capitalised word before a number ("ECON 159", "MIT 6.S191"), which name a course and nothing else. A
+    """A title's code words, lower-cased: numbers of 3+ characters ("101", "b12", not a year) and the
+    capitalised word before a number ("BAKE 101", "CIA 6.B12"), which name a course and nothing else. A
     capitalised word alone ("HTMX") is a topic as often as a name."""
     words = tokens(title)
     numbered = [any(char.isdigit() for char in word) for word in words]
@@ -83,13 +83,13 @@ def _codes(title: str) -> set[str]:
 
 
 def code_words(text: str, title: str) -> list[str]:
-    """The words of the text that are code words of the title ("ECON 159", "6.S191", "psych 110")."""
+    """The words of the text that are code words of the title ("BAKE 101", "6.B12", "chem 110")."""
     codes = _codes(title)
     return list(dict.fromkeys(token for token in tokens(text) if token.lower() in codes))
 
 
 def instructor_words(text: str, instructor: str | None) -> list[str]:
-    """The words of the text that are the instructor's surname ("Bloom's", "Polak"), capitalised or not."""
+    """The words of the text that are the instructor's surname ("Miller's", "Pasteur"), capitalised or not."""
     surnames = set()
     for person in re.split(r",|&|\band\b", instructor or ""):
         names = [token for token in tokens(person) if len(token) >= 3 and token.lower() not in TITLES]
@@ -116,7 +116,7 @@ def _acronym_matches(name: str, title: str) -> bool:
 
 
 def _lesson_or_instructor_matches(words: list[str], record: CourseRecord) -> bool:
-    """True when the name is the instructor's (with title words: "bloom's psychology"), or names one lesson:
+    """True when the name is the instructor's (with title words: "miller's baking"), or names one lesson:
     all its words are words of one lesson title, and a one-word name is a term of that title ("pytest",
     "HNSW"), not an ordinary word."""
     instructor = content_words(record.instructor or "")

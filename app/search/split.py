@@ -230,7 +230,7 @@ def _without_likeness(words: list[str], at: int) -> list[str]:
 
 
 def _is_name(word: str) -> bool:
-    """True for a word written with a capital, as a name or an acronym is ("Freud", "HNSW")."""
+    """True for a word written with a capital, as a name or an acronym is ("Pasteur", "HNSW")."""
     return word[:1].isupper()
 
 
@@ -365,7 +365,7 @@ def _phrase_end(words: list[str], start: int, first_length: int) -> int:
             return position
     cut = position < len(words) and words[position].lower() not in PREPOSITIONS | RIGHT_STOPS
     inner = [at for at in range(start + 1, position) if words[at].lower() in PREPOSITIONS]
-    # The length cut a phrase such as "in polak's course" in two: it is left whole, to both halves.
+    # The length cut a phrase such as "in miller's course" in two: it is left whole, to both halves.
     return inner[-1] if cut and inner and words[position] not in DASHES else position
 
 

@@ -1,4 +1,4 @@
-"""A lesson named by a word of its title: "from the Skinner lecture", "the lecture on Skinner".
+"""A lesson named by a word of its title: "from the Pasteur lecture", "the lecture on Pasteur".
 
 A half of a comparison names a lesson by a word of its title that the other half lacks ("in Cournot",
 "HNSW graphs") when the half is mostly that title's words (`named_lesson`).
@@ -18,7 +18,7 @@ from app.search.models import CourseRecord
 from app.search.names import content_words
 from app.search.wording import COURSE_RE, PUNCTUATION
 
-# "the lecture on Skinner", "the Skinner lecture": one word naming a lesson by its title. "The lecture on"
+# "the lecture on Pasteur", "the Pasteur lecture": one word naming a lesson by its title. "The lecture on"
 # is tried first, so that "the lecture" is not read as a lesson named "the".
 TITLE_WORD_RE = re.compile(
     r"\b(?:the\s+)?(?:lecture|lesson)\s+(?:on|about)\s+([A-Za-z][\w'-]+)"
@@ -41,7 +41,7 @@ class TitledLesson(NamedTuple):
 
 def lesson_by_title_word(text: str, courses: list[CourseRecord]) -> TitledLesson | None:
     """The lesson of `courses` a text names by one word of its title next to "lecture" or "lesson" ("from
-    the Skinner lecture"); None when the word is in no lesson title, in several, or in a course title ("the
+    the Pasteur lecture"); None when the word is in no lesson title, in several, or in a course title ("the
     MIT lesson" names a course, not a lesson)."""
     for match in TITLE_WORD_RE.finditer(text):
         place = _titled_place(match.group(1) or match.group(2), courses)
@@ -74,7 +74,7 @@ def distinctive(topic: str, other: str) -> set[str]:
 
 
 def named_lesson(topic: str, other: str, courses: list[CourseRecord]) -> tuple[CourseRecord, int] | None:
-    """The course and lesson one half of a comparison names by a word of its title ("the Skinner lecture",
+    """The course and lesson one half of a comparison names by a word of its title ("the Pasteur lecture",
     "HNSW graphs"); None when it names none or several.
 
     The word must tell the halves apart (the other half lacks it), be in exactly one lesson title of the

@@ -83,7 +83,7 @@ def bonus(kind: str | None, topic: str, passage: Passage, sentence: str) -> floa
     """What a sentence of the passage gains for holding the kind of fact the topic asks for: BONUS or 0."""
     if kind is None:
         return 0.0
-    # The question's and the titles' words name what is asked about ("Skinner" in the Skinner lecture).
+    # The question's and the titles' words name what is asked about ("Pasteur" in the Pasteur lecture).
     known = set(content_words(f"{topic} {passage.course_title} {passage.lesson_title}"))
     return BONUS if holds(kind, sentence, known) else 0.0
 

@@ -231,7 +231,7 @@ class ExtractiveAnswerer:
         nothing relevant was found); None for a question that is no comparison.
 
         A half that names a course searches it ("the baking course and the pottery course"), one that
-        names a lesson by a word of its title searches that lesson ("the Skinner lecture"). A half that names
+        names a lesson by a word of its title searches that lesson ("the Pasteur lecture"). A half that names
         no course keeps the whole question's course (a follow-up's, say, or the one course the other half
         names: "what MCP servers expose vs what clients expose") when that course says every word of the half
         that the library says. A half stops being read once one before it found no lead.

@@ -63,6 +63,6 @@ def _carries(word: str) -> bool:
 
 
 def _naming_word(word: str) -> bool:
-    """True for a word that may name a lesson before "lecture" ("intro", "Skinner"): no function word, and
+    """True for a word that may name a lesson before "lecture" ("intro", "Pasteur"): no function word, and
     no punctuation ending a phrase before it."""
     return word.lower() not in STOPWORDS and word[-1] not in PUNCTUATION

@@ -1,7 +1,7 @@
 """Tell the two halves of a comparison apart.
 
 The split itself (`split_comparison`) lives in `app.search.split`, and the lesson a half names ("the
-Skinner lecture", `named_lesson`) in `app.search.titled`: search uses both too.
+Pasteur lecture", `named_lesson`) in `app.search.titled`: search uses both too.
 """
 
 from __future__ import annotations

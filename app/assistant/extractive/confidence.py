@@ -52,7 +52,7 @@ SURE = 0.5
 # Questions whose word weights are kept (a few floats each).
 WEIGHTS_KEPT = 1024
 # Capitalised words that say who teaches, which part of a course or when, not what it is about: a course
-# need not say them ("What did Professor Polak say in the Monday lab?").
+# need not say them ("What did Professor Miller say in the Monday lab?").
 COURSE_PARTS = frozenset(
     {
         "professor", "prof", "dr", "mr", "mrs", "ms", "lab", "labs", "homework", "assignment", "exam", "quiz",
@@ -63,7 +63,7 @@ COURSE_PARTS = frozenset(
 # Capitalised words that are never a name: how a question asks, and the parts of a course.
 NOT_NAMES = QUESTION_WORDS | COURSE_PARTS
 # Words that open a question as a request or point at what follows, not as part of a name ("Compare HNSW
-# and IVF", "Both Freud and Skinner").
+# and IVF", "Both Pasteur and Koch").
 ASKING = frozenset(
     {
         "compare", "contrast", "define", "list", "name", "show", "give", "find", "help", "walk", "outline",

@@ -193,7 +193,7 @@ def plan_of(question: str, index: CourseIndex) -> Plan:
     topic = _without(question, ref.named_by, ref.at)
     course, lesson = ref.course, lesson_number(question)
     if lesson is None and not ref.error:
-        # "explain X from the Skinner lecture": searched within that lesson, for X alone.
+        # "explain X from the Pasteur lecture": searched within that lesson, for X alone.
         courses = [course] if course is not None else index.courses()
         titled = lesson_by_title_word(topic, courses)
         if titled is not None:
@@ -266,7 +266,7 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         lesson = None  # past the last lesson: the whole course rather than an error
     near = _cited_lessons(previous, course.title) if lesson is None else ()
     titled = _titled_lesson(own, course) if lesson is None and len(own) <= FEW_WORDS else None
-    # "and Skinner?" after a question on Freud: the lesson its word titles, not Freud's that mentions him.
+    # "and Pasteur?" after a question on Koch: the lesson its word titles, not Koch's that mentions him.
     near = (titled,) if titled is not None else near
     return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near)
 

@@ -26,7 +26,7 @@ def said_share(keywords: set[str], topic: str, sentence: str) -> float:
 def keyword_share(keywords: set[str], topic: str, passage: Passage, sentence: str) -> float:
     """Return the share of the topic's telling keywords that the sentence says (see the module)."""
     # A word of the passage's own course title ("flask" in the Flask course) tells nothing apart; one of its
-    # lesson's title ("Freud" in the Freud lecture) is what all of its sentences are about.
+    # lesson's title ("Pasteur" in the Pasteur lecture) is what all of its sentences are about.
     course = {in_full(word) for word in content_words(passage.course_title)}
     telling = {word for word in keywords if in_full(word) not in course}
     words = content_words(sentence) + content_words(passage.lesson_title) + abbreviated(topic, sentence)

@@ -165,8 +165,8 @@ def _looks_like_name(phrase: str) -> bool:
 
 
 def with_title_words(question: str, course: CourseRecord, named_by: str) -> CourseRef:
-    """The course a code or instructor names, with the words of its title said next to them ("polak game
-    theory grading"): they name the course there and leave the topic, which every passage of the course
+    """The course a code or instructor names, with the words of its title said next to them ("miller bread
+    baking grading"): they name the course there and leave the topic, which every passage of the course
     would otherwise match by them. Kept when the question says nothing else."""
     title = set(content_words(course.title))
     named = {word.lower() for word in tokens(named_by)}
@@ -176,7 +176,7 @@ def with_title_words(question: str, course: CourseRecord, named_by: str) -> Cour
         return CourseRef(course, named_by)
 
     def naming(word: str) -> bool:
-        # "s" is the tail of a possessive ("polak's game theory").
+        # "s" is the tail of a possessive ("miller's bread baking").
         return word.lower() == "s" or stem(word) in title
 
     first, last = at[0], at[-1]
