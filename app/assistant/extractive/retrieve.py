@@ -13,10 +13,10 @@ if TYPE_CHECKING:
     from app.assistant.extractive.intent import Plan
     from app.search.index import CourseIndex
 
-# An answer reads this many passages beyond the search tool's: the sentence that answers is often said in a
-# passage that matches the question's words less well than the ones around it (a name or a figure, one of
-# two lessons a question is about, a follow-up's point), and the sentence scorer, not the passage's rank,
-# decides what is quoted.
+# An answer reads the index's this many best passages, the search tool's among them: the sentence that
+# answers is often said in a passage that matches the question's words less well than the ones around it (a
+# name or a figure, one of two lessons a question is about, a follow-up's point), and the sentence scorer,
+# not the passage's rank, decides what is quoted.
 WIDER = 10
 
 
@@ -42,8 +42,8 @@ def course_outline(toolbox: ToolBox, course: CourseRecord) -> ToolResult:
 
 
 def wider(index: CourseIndex, plan: Plan, query: str, passages: list[Passage]) -> list[Passage]:
-    """The passages found, then the next best of its course or lesson; a question asking what one term is
-    reads only those found, unless it asks for a fact.
+    """The passages found, then the rest of the WIDER best of its course or lesson; a question asking what
+    one term is reads only those found, unless it asks for a fact.
 
     Straight from the index, not the search tool: the tool returns MAX_RESULTS passages, this reads more.
     """
