@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -83,6 +84,21 @@ def test_fragments_have_no_inline_script_or_style(claude_app, fake_claude):
 def test_htmx_is_vendored_with_version_and_licence():
     first_line = (STATIC / "htmx.min.js").read_text(encoding="utf-8").splitlines()[0]
     assert first_line.startswith("/* htmx.org 2.0.") and "0BSD" in first_line and first_line.endswith("*/")
+
+
+def test_hyperscript_is_vendored_with_version_and_licence_and_needs_no_eval():
+    script = (STATIC / "_hyperscript.min.js").read_text(encoding="utf-8")
+    first_line = script.splitlines()[0]
+    assert first_line.startswith("/* _hyperscript 0.9.") and "BSD-2-Clause" in first_line
+    assert "BSD 2-Clause License" in (STATIC / "_hyperscript.LICENSE").read_text(encoding="utf-8")
+    # Only its `js` blocks compile strings to code; the templates use none.
+    assert script.count("new Function(") == 1
+    scripts = [
+        found
+        for page in (STATIC.parent / "templates").rglob("*.html")
+        for found in re.findall(r'\s_="([^"]*)"', page.read_text(encoding="utf-8"))
+    ]
+    assert scripts and not [found for found in scripts if re.search(r"\bjs\b", found)]
 
 
 def test_body_sends_the_csrf_token_to_htmx(make_app):
