@@ -13,6 +13,7 @@ from app.assistant.base import Source
 from app.assistant.citations import MARKER
 from app.bidi import strip_controls
 from app.links import LINK_SCHEMES, safe_url
+from app.web.highlight import LANGUAGE_CLASS, highlight_blocks
 
 ALLOWED_TAGS = {
     "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr", "blockquote",
@@ -32,6 +33,9 @@ def _filter_attribute(tag: str, attribute: str, value: str) -> str | None:
     """Keep an href only when it is an absolute http/https/mailto URL; no marker inside any attribute."""
     # A marker placeholder in an attribute (a URL with `[^1]` in it) stays the literal text it was.
     value = _PLACEHOLDER.sub(lambda match: f"[^{match[1]}]", value)
+    if attribute == "class":
+        # Only a fenced block's language, for the highlighter: a model's `class="citation"` goes.
+        return value if tag == "code" and LANGUAGE_CLASS.fullmatch(value) else None
     if attribute == "href":
         # nh3 alone lets every relative URL by, in-page fragments included: only citation markers (added
         # after sanitizing) link within the page: the model cannot point a link at another answer's sources.
@@ -39,11 +43,11 @@ def _filter_attribute(tag: str, attribute: str, value: str) -> str | None:
     return value
 
 
-# No class attribute anywhere: a model's `<sup class="citation">` is a plain superscript.
+# No class attribute but a code block's language: a model's `<sup class="citation">` is a plain superscript.
 _cleaner = nh3.Cleaner(
     tags=ALLOWED_TAGS,
     clean_content_tags=DROP_WITH_CONTENT,
-    attributes={"a": {"href", "title"}, "th": {"align"}, "td": {"align"}},
+    attributes={"a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "code": {"class"}},
     attribute_filter=_filter_attribute,
     url_schemes=set(LINK_SCHEMES),
     link_rel="noopener nofollow",
@@ -167,7 +171,7 @@ def finish_html(html: str) -> str:
 
 def render_markdown(text: str) -> Markup:
     """Render markdown (fenced code, tables, nested lists, links) to sanitized HTML, safe to put in a page."""
-    return sanitize_html(_to_html(text))
+    return Markup(highlight_blocks(sanitize_html(_to_html(text))))
 
 
 # Code elements (inline and inside <pre>) and links in rendered HTML, where a marker stays literal text (a
@@ -223,7 +227,8 @@ def render_answer(text: str, sources: Sequence[Source], key: str) -> Markup:
     html = "".join(
         _PLACEHOLDER.sub(literal if position % 2 else link, piece) for position, piece in enumerate(pieces)
     )
-    return Markup(html)
+    # Highlighted last, once code holds its literal markers again.
+    return Markup(highlight_blocks(html))
 
 
 def _to_html(text: str) -> str:

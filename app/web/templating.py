@@ -23,6 +23,7 @@ def register(app: Flask) -> None:
     app.jinja_env.finalize = bidi.finalize
     app.add_template_filter(markdown_filter, "markdown")
     app.add_template_filter(answer_html_filter, "answer_html")
+    app.add_template_filter(raw_markdown_filter, "raw_markdown")
     app.add_template_filter(source_anchor_filter, "source_anchor")
     app.add_template_filter(safe_url_filter, "safe_url")
     app.context_processor(inject_theme)
@@ -36,6 +37,15 @@ def markdown_filter(text: str) -> Markup:
 def answer_html_filter(exchange: Exchange) -> Markup:
     """Jinja filter: an exchange's answer as sanitized HTML, its citation markers linked to its sources."""
     return render_answer(exchange.answer, exchange.sources, citation_key(exchange))
+
+
+def raw_markdown_filter(exchange: Exchange) -> str:
+    """Jinja filter: an exchange's answer as the Markdown it was written in, its sources as footnotes."""
+    notes = [
+        f"[^{number}]: {source.label}" + (f" <{link}>" if (link := safe_url(source.link)) else "")
+        for number, source in enumerate(exchange.sources, start=1)
+    ]
+    return "\n\n".join([exchange.answer.strip(), "\n".join(notes)] if notes else [exchange.answer.strip()])
 
 
 def source_anchor_filter(exchange: Exchange, number: int) -> str:

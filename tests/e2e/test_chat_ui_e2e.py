@@ -81,6 +81,33 @@ def test_without_javascript_enter_makes_a_new_line_and_send_sends(browser, scrip
         context.close()
 
 
+@pytest.mark.parametrize("javascript", [True, False])
+def test_code_is_highlighted_and_the_raw_markdown_is_offered_without_a_script(browser, scripted_app, javascript):
+    use_answerer(scripted_app, ScriptedAnswerer([DoneEvent(Answer(markdown=ANSWER, sources=[CITED]))]))
+    with serve(scripted_app) as base:
+        context = browser.new_context(java_script_enabled=javascript, color_scheme="dark")
+        page = context.new_page()
+        page.goto(base)
+        page.get_by_label("Your question").fill("What do fixtures give?")
+        page.get_by_role("button", name="Send", exact=True).click()
+        code = page.locator("article.exchange .prose pre code.highlight")
+        expect(code).to_have_text("@pytest.fixture\ndef db():\n    ...")
+        plain = code.evaluate("e => getComputedStyle(e).color")
+        keyword = code.locator(".k", has_text="def").evaluate("e => getComputedStyle(e).color")
+        decorator = code.locator(".nd").evaluate("e => getComputedStyle(e).color")
+        assert len({plain, keyword, decorator}) == 3, (plain, keyword, decorator)
+        raw = page.locator("article.exchange details.raw-answer")
+        expect(raw.locator("pre")).to_be_hidden()
+        raw.locator("summary").click()
+        expect(raw.locator("pre")).to_contain_text("```python\n@pytest.fixture")
+        expect(raw.locator("pre")).to_contain_text("[^1]: Python Testing with Pytest – Lesson 2: Fixtures")
+        download = page.locator("article.exchange a.download")
+        expect(download).to_have_text("Download as Markdown")
+        assert download.get_attribute("download") is not None
+        page.screenshot(path=f"/tmp/ui-code-{javascript}.png", full_page=True)
+        context.close()
+
+
 @pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
 def test_suggestions_are_on_the_first_screen(browser, live_server, width, height):
     page = browser.new_page(viewport={"width": width, "height": height})

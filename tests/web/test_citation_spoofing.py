@@ -52,4 +52,6 @@ def test_identical_answers_get_different_source_ids(claude_app, fake_claude):
     assert len(ids) == len(set(ids)) >= 2
     targets = [target for target, _ in markers(page)]
     assert len(set(targets)) == 2 and all(target in ids for target in targets)
-    assert MARKER.search(first.done) is None
+    # No marker is left as text but in the answer's raw Markdown, offered to select.
+    rendered = re.sub(r'<details class="raw-answer">.*?</details>', "", first.done, flags=re.DOTALL)
+    assert MARKER.search(rendered) is None

@@ -72,7 +72,8 @@ def test_allowed_markdown_survives():
         "<ol>",
         "<blockquote>",
         "<hr>",
-        "<pre tabindex=\"0\"><code>print('&lt;hi&gt;')",
+        '<pre tabindex="0"><code class="highlight"><span class="nb">print</span>',
+        "<span class=\"s1\">'&lt;hi&gt;'</span>",
         "<table>",
         '<th align="left">a</th>',
         '<td align="right">2</td>',
@@ -110,9 +111,13 @@ def test_hostile_model_answer_is_sanitized_in_the_page(claude_app, fake_claude):
     client.post("/ask", data={"question": "Be evil again"})
     page = client.get("/").get_data(as_text=True)
     for html in (fragment, page):
-        assert "alert" not in html
-        assert "onerror" not in html and "javascript:" not in html
-    assert "<p>Here: <a" in fragment
+        # The raw answer, offered to select, is escaped text; what is rendered keeps none of the attack.
+        raw = re.findall(r'<details class="raw-answer">.*?</details>', html, re.DOTALL)
+        assert all("<script" not in text and "&lt;script&gt;" in text for text in raw)
+        rendered = re.sub(r'<details class="raw-answer">.*?</details>', "", html, flags=re.DOTALL)
+        assert "alert" not in rendered
+        assert "onerror" not in rendered and "javascript:" not in rendered
+    assert "<p>Here: <a" in fragment and '<details class="raw-answer">' in fragment
 
 
 # As models write them: two spaces a level under bullets, three under numbers.
@@ -170,3 +175,27 @@ def test_wide_code_and_tables_can_be_scrolled_by_keyboard():
     html = str(render_markdown("```\n" + "x" * 300 + "\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |"))
     assert '<pre tabindex="0"><code>' in html
     assert '<div class="table-scroll" tabindex="0"><table>' in html and "</table></div>" in html
+
+
+def test_code_blocks_in_a_known_language_are_highlighted_on_the_server():
+    html = str(render_markdown("```python\ndef area(r):\n    return 3.14 * r ** 2  # a <circle>\n```"))
+    assert '<code class="highlight">' in html
+    assert '<span class="k">def</span>' in html and '<span class="nf">area</span>' in html
+    assert '<span class="c1"># a &lt;circle&gt;</span>' in html
+    # Highlighting colours the text and changes none of it.
+    text = re.sub(r"<[^>]+>", "", html.split("<code", 1)[1].split(">", 1)[1].split("</code>")[0])
+    assert text.replace("&lt;", "<").replace("&gt;", ">") == "def area(r):\n    return 3.14 * r ** 2  # a <circle>"
+
+
+def test_code_in_no_or_an_unknown_language_stays_plain_and_model_classes_go():
+    html = str(render_markdown("```klingon\nqapla'\n```\n\n```\nplain\n```"))
+    assert html.count('<pre tabindex="0"><code>') == 2 and "class=" not in html
+    spoofed = str(render_markdown('<code class="highlight">x</code> <span class="k">y</span> <sup class="citation">1</sup>'))
+    assert "class=" not in spoofed
+
+
+def test_a_citation_marker_inside_highlighted_code_stays_literal():
+    source = Source(label="Lesson 1", course_title="C", lesson_number=1, lesson_title="L")
+    html = str(render_answer("Use it.[^1]\n\n```python\nx = notes[^1]\n```", [source], "k"))
+    code = re.sub(r"<[^>]+>", "", html.split("<pre", 1)[1].split(">", 1)[1])
+    assert html.count('class="citation"') == 1 and code == "x = notes[^1]"
