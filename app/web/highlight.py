@@ -1,4 +1,4 @@
-"""Syntax highlighting of sanitized code blocks on the server, with Pygments: spans with token classes only."""
+"""Server-side syntax highlighting of sanitized code blocks with Pygments: spans with token classes only."""
 
 from __future__ import annotations
 

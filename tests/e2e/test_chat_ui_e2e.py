@@ -82,7 +82,7 @@ def test_without_javascript_enter_makes_a_new_line_and_send_sends(browser, scrip
 
 
 @pytest.mark.parametrize("javascript", [True, False])
-def test_code_is_highlighted_and_the_raw_markdown_is_offered_without_a_script(browser, scripted_app, javascript):
+def test_code_is_highlighted_and_raw_markdown_is_offered_without_a_script(browser, scripted_app, javascript):
     use_answerer(scripted_app, ScriptedAnswerer([DoneEvent(Answer(markdown=ANSWER, sources=[CITED]))]))
     with serve(scripted_app) as base:
         context = browser.new_context(java_script_enabled=javascript, color_scheme="dark")
