@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from app.assistant.extractive.render import TIME_LINK
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ROOT / "eval" / "questions.yaml"
@@ -59,8 +62,9 @@ class Question:
 
 
 def flat(text: str) -> str:
-    """Text with markdown escapes dropped and whitespace collapsed, for verbatim comparison."""
-    return " ".join(text.replace("\\", "").split())
+    """Text with quotations' times, markdown escapes and entities dropped and whitespace collapsed, for
+    verbatim comparison."""
+    return " ".join(html.unescape(TIME_LINK.sub("", text).replace("\\", "")).split())
 
 
 def contains(text: str, phrase: str, ignore_case: bool = False) -> bool:

@@ -135,11 +135,18 @@ def test_an_extractive_source_opens_the_video_where_the_quoted_sentence_is_said(
     second = link_second(citation["link"])
     assert second == int(citation["start_seconds"])
     assert re.search(r"Lesson 1 · \d+:\d\d: Introduction$", citation["label"])
-    # The answer quotes the lesson's sentences under its label; the source is timed at one of them.
-    quoted = body["answer"].split(f"**{citation['label']}**", 1)[1].strip().split("\n\n")[0]
-    sentences = [part.strip() for part in quoted.split(" … ") if part.strip()]
+    # The answer quotes the lesson's sentences under its label (no time: each sentence has its own), each
+    # after a link to the second it is said at; the source is timed at one of them.
+    heading = "**" + re.sub(r" · \d+:\d\d", "", citation["label"]) + "**"
+    quoted = body["answer"].split(heading, 1)[1].strip().split("\n\n")[0]
+    timed = re.findall(r"\[(\d+):(\d\d)\]\(<([^>]+)>\) ([^\[]+)", quoted)
+    assert timed, quoted
     cues = cue_starts(CAPTIONS / LECTURE)
-    assert any(abs(said_at(sentence, cues) - second) <= 5 for sentence in sentences), (second, sentences)
+    for minutes, seconds, link, sentences in timed:
+        assert link_second(link) == int(minutes) * 60 + int(seconds)
+        first = sentences.split(" … ")[0].replace("\\", "")
+        assert abs(said_at(first, cues) - link_second(link)) <= 5, (link, first)
+    assert second in {link_second(link) for _, _, link, _ in timed}
 
 
 # -- refused caption files: each with its line, and the indexed version stays --------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import zipfile
 
 import pytest
@@ -40,7 +41,14 @@ def test_upload_a_caption_course_then_the_answer_links_to_the_second_it_quotes(l
     second = link_second(link.get_attribute("href") or "")
     assert "Lesson 1 · " in link.inner_text()
     quoted = exchange.locator(".prose").inner_text()
-    sentences = [part.strip() for part in quoted.replace("\n", " … ").split(" … ") if len(part.split()) > 5]
+    # Each quoted sentence follows the time it is said at, linked to the video at that second.
+    times = exchange.locator(".prose a").all()
+    assert times
+    for time in times:
+        minutes, seconds = time.inner_text().split(":")
+        assert link_second(time.get_attribute("href") or "") == int(minutes) * 60 + int(seconds)
+    parts = re.split(r"\n+|(?:^|\s)\d+:\d\d\s", quoted.replace(" … ", "\n"), flags=re.MULTILINE)
+    sentences = [part.strip() for part in parts if len(part.split()) > 5]
     cues = cue_starts(CAPTIONS / LECTURE)
     near = [sentence for sentence in sentences if _said_near(sentence, cues, second)]
     assert near, (second, sentences)

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 from app.assistant.base import Answer, DoneEvent, Exchange, Source
 from app.search.models import CourseRecord, LessonInfo
-from app.web.chat.page import follow_up_questions, suggested_questions
+from app.web.chat.page import follow_up_questions
+from app.web.chat.suggestions import suggested_questions
 from tests.scripted_answerer import ScriptedAnswerer, use_answerer
 from tests.web.support import HX, ask_streamed
 
@@ -56,6 +57,20 @@ def test_one_course_still_gets_several_suggestions_and_none_without_courses():
     assert suggested_questions([]) == []
     assert [s.question for s in suggested_questions([course("Empty", 0)])] == [
         "What does the Empty course cover, lesson by lesson?"
+    ]
+
+
+def test_only_suggestions_answered_from_the_lesson_they_name_are_offered():
+    courses = [course("Alpha", 9), course("Beta", 5)]
+    unchecked = suggested_questions(courses)
+    # A lesson whose answer comes from elsewhere is left out; the next lessons take its place.
+    wrong = (unchecked[1].course, unchecked[1].lesson)
+    checked = suggested_questions(courses, cites=lambda s: (s.course, s.lesson) != wrong)
+    assert len(checked) == 4 and wrong not in {(s.course, s.lesson) for s in checked}
+    assert len({(s.course, s.lesson) for s in checked}) == 4
+    # None answered from its lesson: the course's outline question, which names no lesson.
+    assert [s.question for s in suggested_questions(courses, cites=lambda s: False)] == [
+        "What does the Alpha course cover, lesson by lesson?"
     ]
 
 

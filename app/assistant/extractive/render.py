@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from app.assistant.base import Answer, Source
 from app.assistant.citations import escape_markers
 from app.assistant.extractive.scoring import Quote
-from app.assistant.tools import SourceCollector, passage_source
+from app.assistant.markdown_text import escape_markdown
+from app.assistant.tools import SourceCollector, lesson_label, passage_source
+from app.courses.timecodes import format_clock, video_link_at
 from app.search.models import CourseRecord, Outline
 
 if TYPE_CHECKING:
@@ -67,24 +70,45 @@ def render_quotes(quotes: list[Quote]) -> tuple[str, list[Source]]:
         source = passage_source(quote.passage, quote.sentence)
         collector.add([source])
         groups.setdefault((source.course_title, source.lesson_number), []).append(quote)
-    blocks = [
-        f"**{source.label}**\n\n{_join(groups[(source.course_title, source.lesson_number)])}"
-        for source in collector.sources
-    ]
+    # A timed lesson's heading has no time: each sentence carries its own.
+    blocks = [f"**{_heading(group[0])}**\n\n{_join(group)}" for group in groups.values()]
     return "\n\n".join(blocks), collector.sources
 
 
+def _heading(quote: Quote) -> str:
+    """The label of the lesson a quote is from, without a time."""
+    passage = quote.passage
+    return escape_markdown(lesson_label(passage.course_title, passage.lesson_number, passage.lesson_title))
+
+
 def _join(quotes: list[Quote]) -> str:
-    """Sentences in reading order; a gap between non-adjacent sentences shows as an ellipsis."""
+    """Sentences in reading order, each as the course wrote it (never read as Markdown), after the time it
+    is said at when that changes; a gap between non-adjacent sentences shows as an ellipsis."""
     text = ""
     previous: Quote | None = None
+    said_at: float | None = None
     for quote in sorted(quotes, key=lambda quote: quote.order):
         if previous is not None:
             adjacent = quote.passage is previous.passage and quote.position == previous.position + 1
             text += " " if adjacent else " … "
-        text += quote.sentence
+        seconds = quote.passage.start_seconds(quote.sentence)
+        if seconds is not None and seconds != said_at:
+            text += _time_link(quote, seconds) + " "
+            said_at = seconds
+        text += escape_markdown(quote.sentence)
         previous = quote
     return text
+
+
+# The time before a quoted sentence, linked or not, as _time_link writes it.
+TIME_LINK = re.compile(r"(?:\[\d+(?::\d\d){1,2}\]\(<[^<>\s]*>\)|\(\d+(?::\d\d){1,2}\)) ")
+
+
+def _time_link(quote: Quote, seconds: float) -> str:
+    """The time a quoted sentence is said at, linked to the video at that second when the lesson has one."""
+    clock = format_clock(seconds)
+    link = quote.passage.lesson_link
+    return f"[{clock}](<{video_link_at(link, seconds)}>)" if link else f"({clock})"
 
 
 def outline_fact(outline: Outline, plan: Plan) -> str | None:

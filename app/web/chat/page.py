@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from flask import render_template, request
 
@@ -14,59 +14,16 @@ from app.services import services, settings
 from app.store.records import ConversationSummary
 from app.store.soft import StoreUnavailable
 from app.web.chat.exchanges import ExchangeView
+from app.web.chat.suggestions import Suggestion, checked_suggestions, course_question
 from app.web.session import browser_id
 
 # Lessons listed per course in the sidebar; the course's outline page lists the rest.
 SIDEBAR_LESSONS = 30
 
 
-class Suggestion(NamedTuple):
-    """A question to offer, and the course it is about (shown under it)."""
-
-    question: str
-    course: str
-
-
-# Questions about one lesson, varied so the suggestions show different things the assistant can do.
-LESSON_QUESTIONS = (
-    "What is “{lesson}” about?",
-    "What are the key points of lesson {number}, “{lesson}”?",
-    "Explain the main idea of “{lesson}” with an example.",
-    "Summarize “{lesson}” in a few sentences.",
-)
-MAX_SUGGESTIONS = 4
-
-
-def suggested_questions(courses: list[CourseRecord]) -> list[Suggestion]:
-    """Up to four questions from different courses and lessons, each asked a different way."""
-    picks: list[tuple[CourseRecord, int]] = []
-    for round_ in range(MAX_SUGGESTIONS):
-        for course in courses:
-            # The first pass takes one lesson a course, the next another lesson of each, and so on.
-            if len(picks) < MAX_SUGGESTIONS and round_ < len(course.lessons):
-                picks.append((course, round_))
-    suggestions = []
-    for position, (course, round_) in enumerate(picks):
-        lessons = course.lessons
-        # Spread over the course rather than always its first lessons (often an introduction).
-        lesson = lessons[(len(lessons) // 3 + round_ * max(1, len(lessons) // 2)) % len(lessons)]
-        question = LESSON_QUESTIONS[position % len(LESSON_QUESTIONS)]
-        suggestions.append(
-            Suggestion(question.format(lesson=lesson.title, number=lesson.number), course.title)
-        )
-    if not suggestions and courses:
-        suggestions.append(Suggestion(course_question(courses[0]), courses[0].title))
-    return suggestions
-
-
 def current_suggestions() -> list[Suggestion]:
     """The suggestions for the courses indexed now (none while the index cannot answer)."""
-    return suggested_questions(_courses()[0])
-
-
-def course_question(course: CourseRecord) -> str:
-    """The question behind a course's "Ask about this course"."""
-    return f"What does the {course.title} course cover, lesson by lesson?"
+    return checked_suggestions(_courses()[0])
 
 
 FOLLOW_UPS = (
@@ -124,7 +81,7 @@ def render_page(
         "chat/index.html",
         courses=courses,
         courses_error=courses_error,
-        suggestions=suggested_questions(courses),
+        suggestions=checked_suggestions(courses),
         course_question=course_question,
         sidebar_lessons=SIDEBAR_LESSONS,
         exchanges=exchanges,
