@@ -38,7 +38,7 @@ class TrashEntry:
 
     entry: str
     name: str
-    removed_at: str
+    removed_at: str  # "YYYY-MM-DD HH:MM", UTC
 
 
 class Trash:
@@ -62,7 +62,7 @@ class Trash:
             match = ENTRY.match(path.name)
             if match and (path.is_file() or _is_course_folder(path)):
                 removed = datetime.strptime(match.group(1), STAMP).replace(tzinfo=UTC)
-                entries.append(TrashEntry(path.name, match.group(2), removed.isoformat(sep=" ")))
+                entries.append(TrashEntry(path.name, match.group(2), removed.strftime("%Y-%m-%d %H:%M")))
         return sorted(entries, key=lambda item: item.entry, reverse=True)
 
     def remove(self, course_id: str) -> CourseRecord:

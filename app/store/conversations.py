@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import cast
 
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.errors import BadRequest
@@ -38,6 +38,10 @@ TOUCH = (
     .values(updated_at=bindparam("stamp"))
 )
 NEW_EXCHANGE = insert(Exchange).returning(Exchange.id)
+# The first version of an exchange of a conversation (None when it is another conversation's).
+FIRST_VERSION = select(func.coalesce(Exchange.version_of, Exchange.id)).where(
+    Exchange.id == bindparam("e_id"), Exchange.conversation_id == bindparam("c_id")
+)
 # The columns to set come from the parameters' names.
 FINISH = update(Exchange).where(Exchange.id == bindparam("e_id"))
 
@@ -73,10 +77,15 @@ class Conversations:
         self.db = db
 
     @soft("ask")
-    def ask(self, owner: str, question: str, conversation_id: str | None = None) -> Asked | None:
-        """Store a pending question: in a new conversation, or in `conversation_id` if `owner` owns it."""
+    def ask(
+        self, owner: str, question: str, conversation_id: str | None = None, version_of: int | None = None
+    ) -> Asked | None:
+        """Store a pending question: in a new conversation, or in `conversation_id` if `owner` owns it; as a
+        new version of its exchange `version_of` (a Retry or Edit), when that is one of the conversation's."""
         stamp = now()
         with self.db.statements() as connection:
+            if version_of is not None:
+                version_of = connection.scalar(FIRST_VERSION, {"e_id": version_of, "c_id": conversation_id})
             if conversation_id is None:
                 conversation_id = new_id()
                 connection.execute(
@@ -101,6 +110,7 @@ class Conversations:
                 {
                     "conversation_id": conversation_id,
                     "question": question,
+                    "version_of": version_of,
                     "answer": "",
                     "sources": [],
                     "status": "pending",
@@ -162,10 +172,27 @@ class Conversations:
                     confidence=exchange.confidence,
                     created_at=exchange.created_at,
                     vote=cast(Vote | None, vote),
+                    version_of=exchange.version_of,
                 )
                 for exchange, vote in rows
             ]
             return Transcript(_summary(conversation), exchanges)
+
+    @hard
+    def versions(self, exchange_id: int) -> list[int]:
+        """The ids of every version of the exchange `exchange_id` is one of, oldest first."""
+        with self.db.reading() as session:
+            first = session.scalar(
+                select(func.coalesce(Exchange.version_of, Exchange.id)).where(Exchange.id == exchange_id)
+            )
+            if first is None:
+                return []
+            found = session.scalars(
+                select(Exchange.id)
+                .where((Exchange.id == first) | (Exchange.version_of == first))
+                .order_by(Exchange.id)
+            )
+            return list(found)
 
     def export(self, owner: str, conversation_id: str) -> str | None:
         """The conversation as Markdown with its sources, or None unless `owner` owns it."""

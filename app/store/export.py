@@ -18,7 +18,7 @@ def to_markdown(transcript: Transcript) -> str:
     """The transcript as a Markdown document."""
     conversation = transcript.conversation
     parts = [f"# {_line(conversation.title)}", f"_Started {conversation.created_at:%Y-%m-%d %H:%M} UTC_"]
-    for number, exchange in enumerate(transcript.exchanges, start=1):
+    for number, exchange in enumerate(transcript.current, start=1):
         parts.append(_exchange(number, exchange))
     return "\n\n".join(parts) + "\n"
 

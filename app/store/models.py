@@ -101,6 +101,8 @@ class Exchange(Base):
         ForeignKey("conversations.id", ondelete="CASCADE"), index=True
     )
     question: Mapped[str] = mapped_column(Text)
+    # A Retry or Edit: the first version of the exchange this one is a later version of (None: a first).
+    version_of: Mapped[int | None] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"), index=True)
     answer: Mapped[str] = mapped_column(Text, default="")
     sources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     mode: Mapped[str | None] = mapped_column(String(20))

@@ -34,14 +34,28 @@ class ExchangeRecord:
     confidence: float | None
     created_at: datetime
     vote: Vote | None = None
+    version_of: int | None = None  # the first version, for a later one (a Retry or Edit)
 
 
 @dataclass(frozen=True)
 class Transcript:
-    """A whole conversation, oldest exchange first."""
+    """A whole conversation, oldest exchange first, every version of each."""
 
     conversation: ConversationSummary
     exchanges: list[ExchangeRecord]
+
+    @property
+    def versions(self) -> list[list[ExchangeRecord]]:
+        """Each exchange's versions, oldest first, the exchanges in the order they were first asked."""
+        groups: dict[int, list[ExchangeRecord]] = {}
+        for exchange in self.exchanges:
+            groups.setdefault(exchange.version_of or exchange.id, []).append(exchange)
+        return list(groups.values())
+
+    @property
+    def current(self) -> list[ExchangeRecord]:
+        """The conversation as it reads now: each exchange's latest version."""
+        return [versions[-1] for versions in self.versions]
 
 
 @dataclass(frozen=True)

@@ -196,9 +196,10 @@ def test_theme_switches_in_place_for_htmx(client):
     response = client.post("/theme", data={"theme": "dark", "next": "/"}, headers=HX)
     html = response.get_data(as_text=True)
     assert response.status_code == 200 and "Location" not in response.headers
-    # The dark stylesheet's new media and the switch come back out-of-band; nothing else changes.
+    # The dark stylesheet's new media and the menu, closed, come back out-of-band; nothing else changes.
     assert re.search(r'<link id="dark-css" [^>]*media="all"\s+hx-swap-oob="true">', html)
-    assert re.search(r'<form id="theme-form" [^>]*hx-swap-oob="true">', html)
+    assert re.search(r'<details id="theme-menu" class="menu theme-menu" hx-swap-oob="true">', html)
+    assert '<form id="theme-form" class="theme-form"' in html and html.count("hx-swap-oob") == 2
     assert 'value="dark" aria-pressed="true"' in html and "<article" not in html
     assert dark_stylesheet_media(client.get("/").get_data(as_text=True)) == "all"
 

@@ -55,8 +55,9 @@ def transcript(owner: str | None, conversation_id: str) -> Transcript:
     return found
 
 
-def begin(question: str, requested: str | None) -> Asked:
-    """Store the question as asked (pending) in `requested` or a new conversation; a down database stores
+def begin(question: str, requested: str | None, version_of: int | None = None) -> Asked:
+    """Store the question as asked (pending) in `requested` or a new conversation, as a new version of the
+    exchange `version_of` (a Retry or Edit, in its place) when that is one of it; a down database stores
     nothing and the question continues the cookie-only conversation."""
     owner = browser_id()
     assert owner is not None  # made on demand
@@ -66,10 +67,13 @@ def begin(question: str, requested: str | None) -> Asked:
     number = 1
     if requested:
         try:
-            number = len(transcript(owner, requested).exchanges) + 1
+            exchanges = transcript(owner, requested).versions
         except StoreUnavailable:
             return _unstored(owner, question, requested)
-    asked = services().store.conversations.ask(owner, question, requested or None)
+        places = [n for n, versions in enumerate(exchanges, 1) if any(v.id == version_of for v in versions)]
+        number = places[0] if places else len(exchanges) + 1
+        version_of = version_of if places else None
+    asked = services().store.conversations.ask(owner, question, requested or None, version_of)
     if asked is DOWN:
         return _unstored(owner, question, requested)
     if asked is None:
@@ -107,7 +111,7 @@ def model_memory(
     return recent(
         [
             Exchange(question=r.question, answer=r.answer, sources=load_sources(r.sources))
-            for r in found.exchanges
+            for r in found.current
             if r.status == "answered" and r.id != exclude
         ],
         limit,

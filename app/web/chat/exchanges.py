@@ -30,6 +30,7 @@ class ExchangeView:
     id: int | None = None  # the store's exchange id (None: not stored)
     vote: str | None = None
     conversation_id: str | None = None
+    versions: list[int] | None = None  # the ids of its versions, oldest first (None: not looked up)
 
     @classmethod
     def answered(
@@ -83,6 +84,16 @@ def from_record(record: ExchangeRecord, number: int, conversation_id: str) -> Ex
         vote=record.vote,
         conversation_id=conversation_id,
     )
+
+
+def from_versions(
+    versions: list[ExchangeRecord], number: int, conversation_id: str, shown: set[int]
+) -> ExchangeView:
+    """The view of one exchange: the version asked for in `shown`, else its latest."""
+    chosen = next((record for record in versions if record.id in shown), versions[-1])
+    view = from_record(chosen, number, conversation_id)
+    view.versions = [record.id for record in versions]
+    return view
 
 
 def from_memory(exchanges: list[Exchange], first_number: int) -> list[ExchangeView]:

@@ -58,6 +58,18 @@ def follow_up_questions(exchange: Exchange | ExchangeView) -> list[str]:
     return questions[:3] if len(questions) >= 2 else []
 
 
+def version_ids(exchange: ExchangeView) -> list[int]:
+    """The ids of a stored exchange's versions, oldest first (looked up when the view has none)."""
+    if exchange.versions is not None:
+        return exchange.versions
+    if exchange.id is None or not settings().store_conversations:
+        return []
+    try:
+        return services().store.conversations.versions(exchange.id)
+    except StoreUnavailable:
+        return []
+
+
 def is_touch_device() -> bool:
     """True for a phone or tablet, where focusing the question box raises the keyboard over the answer."""
     # Chromium sends Sec-CH-UA-Mobile on every request; the user agent covers the other browsers.

@@ -11,7 +11,7 @@ from app.extensions import ask_limit
 from app.rules import question_problem
 from app.services import services, settings
 from app.web.chat.asking import Asked, begin, finish, gone, model_memory, remember, stores, transcript
-from app.web.chat.exchanges import ExchangeView, from_memory, from_record
+from app.web.chat.exchanges import ExchangeView, from_memory, from_versions
 from app.web.chat.history import History, clear_history, load_memory
 from app.web.chat.page import (
     controls_context,
@@ -20,6 +20,7 @@ from app.web.chat.page import (
     form_context,
     recent_conversations,
     render_page,
+    version_ids,
 )
 from app.web.chat.stream import finished_html
 from app.web.chat.tokens import current_turn
@@ -33,6 +34,7 @@ from app.web.templating import THEMES
 
 bp = Blueprint("chat", __name__)
 bp.add_app_template_filter(follow_up_questions, "follow_ups")
+bp.add_app_template_filter(version_ids, "version_ids")
 
 
 @bp.get("/")
@@ -49,7 +51,11 @@ def conversation(conversation_id: str):
     if not stores():
         raise NotFound("There is nothing at this address.")
     found = transcript(browser_id(create=False), conversation_id)
-    views = [from_record(record, n, conversation_id) for n, record in enumerate(found.exchanges, start=1)]
+    shown = set(request.args.getlist("show", type=int))
+    views = [
+        from_versions(versions, n, conversation_id, shown)
+        for n, versions in enumerate(found.versions, start=1)
+    ]
     trimmed = len(views) > settings().max_history
     return render_page(views, conversation_id, trimmed=trimmed)
 
@@ -70,7 +76,7 @@ def ask():
         history = load_memory(None)
         return render_page(_cookie_views(history), requested, history.trimmed, problem, question), 400
 
-    asked = begin(question, requested)
+    asked = begin(question, requested, request.form.get("version_of", type=int))
     if is_htmx():
         # The question waits server-side for its stream; the URL carries only an opaque id.
         pending_id = services().store.pending.hold(asked.owner, question, asked.exchange_id)

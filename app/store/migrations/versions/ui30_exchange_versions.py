@@ -1,0 +1,38 @@
+"""exchange versions: a Retry or Edit stores a new version of the exchange it replaces
+
+Revision ID: ui30_exchange_versions
+Revises: 0001
+Created: 2026-11-28
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "ui30_exchange_versions"
+down_revision = "0001"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    """Apply this revision."""
+    with op.batch_alter_table("exchanges", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("version_of", sa.Integer(), nullable=True))
+        batch_op.create_index(batch_op.f("ix_exchanges_version_of"), ["version_of"], unique=False)
+        batch_op.create_foreign_key(
+            batch_op.f("fk_exchanges_version_of_exchanges"),
+            "exchanges",
+            ["version_of"],
+            ["id"],
+            ondelete="CASCADE",
+        )
+
+
+def downgrade() -> None:
+    """Revert this revision."""
+    with op.batch_alter_table("exchanges", schema=None) as batch_op:
+        batch_op.drop_constraint(batch_op.f("fk_exchanges_version_of_exchanges"), type_="foreignkey")
+        batch_op.drop_index(batch_op.f("ix_exchanges_version_of"))
+        batch_op.drop_column("version_of")
