@@ -278,23 +278,24 @@ def test_a_readme_txt_is_a_course_like_any_other_txt(lib):
     assert lib.texts("acidity", course="Reading Basics") == [SHALLOTS]
 
 
-def test_progress_is_reported_before_and_after_each_file(lib):
+def test_progress_counts_unchanged_files_done_first_then_reports_each_other_file(lib):
     lib.indexer.sync()
     (lib.docs / "garden.txt").unlink()
+    lib.write("pantry.txt", "Pantry Basics", "Dry beans keep for a year in a sealed jar.")
     events: list[SyncProgress] = []
     lib.indexer.sync(progress=events.append)
-    assert [(event.done, event.total, event.current_file) for event in events] == [
-        (0, 2, "kitchen.txt"),
-        (1, 2, "kitchen.txt"),
-        (1, 2, "garden.txt"),
-        (2, 2, "garden.txt"),
+    assert (events[0].done, events[0].total, events[0].current_file) == (1, 3, "kitchen.txt")
+    ended = [(e.done, e.current_file, e.result.status) for e in events if e.result is not None]
+    assert ended == [
+        (1, "kitchen.txt", "unchanged"),
+        (2, "pantry.txt", "added"),
+        (3, "garden.txt", "removed"),
     ]
-    assert [event.result.status if event.result else None for event in events] == [
-        None,
-        "unchanged",
-        None,
-        "removed",
-    ]
+    # The file being indexed shows its step and its chunks as they are written, never going backwards.
+    working = [event for event in events if event.current_file == "pantry.txt" and event.done == 1]
+    assert {"Parsing", "Splitting into chunks"} <= {event.step for event in working if event.step}
+    assert any(event.chunks_total for event in working)
+    assert [event.done for event in events] == sorted(event.done for event in events)
 
 
 def test_a_large_file_reports_its_chunks_as_they_are_written(lib, monkeypatch):

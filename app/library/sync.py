@@ -44,6 +44,8 @@ class _Run:
     generation: str | None  # None for a plain sync
     versions: dict[str, str]  # live version per course id, read only for a rebuild
     claimed: dict[str, str] = field(default_factory=dict)  # course id -> the file holding it after this pass
+    # Captioned-course folders read while looking for unchanged entries (reading one is parsing it).
+    read: dict[str, tuple[str, Callable[[], Course]]] = field(default_factory=dict)
     # Reports chunks written of the current file (done, total), so a large file's progress moves.
     on_chunks: Callable[[int, int], None] = lambda done, total: None
     # Reports the step the current file is at ("Parsing"), so a slow step shows as it happens.
@@ -145,15 +147,21 @@ class Indexer:
             *((path.name, functools.partial(self._sync_file, path, run)) for path in files),
             *((record.source_file, functools.partial(self._sync_gone, record, run)) for record in gone),
         ]
-        results: list[FileResult] = []
-        for done, (name, step) in enumerate(steps):
-            progress(SyncProgress(done=done, total=len(steps), current_file=name))
-            run.on_chunks = functools.partial(_chunk_progress, progress, done, len(steps), name)
-            run.on_step = functools.partial(_step_progress, progress, done, len(steps), name)
+        # Unchanged files count as done at once: the bar then moves only with the work left.
+        results = [kept for path in files if (kept := _unchanged(self, path, run)) is not None]
+        kept_names = {result.file for result in results}
+        steps = [(name, step) for name, step in steps if name not in kept_names]
+        total = len(steps) + len(results)
+        for done, kept in enumerate(results, start=1):
+            progress(SyncProgress(done=done, total=total, current_file=kept.file, result=kept))
+        for done, (name, step) in enumerate(steps, start=len(results)):
+            progress(SyncProgress(done=done, total=total, current_file=name))
+            run.on_chunks = functools.partial(_chunk_progress, progress, done, total, name)
+            run.on_step = functools.partial(_step_progress, progress, done, total, name)
             step_results = step()
             results.extend(step_results)
             first = step_results[0] if step_results else None
-            progress(SyncProgress(done=done + 1, total=len(steps), current_file=name, result=first))
+            progress(SyncProgress(done=done + 1, total=total, current_file=name, result=first))
         return results
 
     def _new_run(self, files: list[Path], generation: str | None) -> _Run:
@@ -173,7 +181,7 @@ class Indexer:
         if too_big:
             return [self._failed(name, too_big, previous, run.claimed)]
         try:
-            digest, parse = _reader(path)
+            digest, parse = run.read.pop(name) if name in run.read else _reader(path)
             if previous is not None and self._is_current(previous, digest, run):
                 run.claimed[previous.id] = name
                 return [FileResult(file=name, status="unchanged", course_title=previous.title)]
@@ -293,6 +301,24 @@ def _is_course(path: Path) -> bool:
     if path.is_dir():
         return (path / HEADER_NAME).is_file()
     return path.is_file() and path.suffix.lower() in SUPPORTED_EXTENSIONS
+
+
+def _unchanged(indexer: Indexer, path: Path, run: _Run) -> FileResult | None:
+    """The result for an entry whose indexed course is its content (hashed, never parsed), else None."""
+    name = path.name
+    previous = next((record for record in run.catalog.values() if record.source_file == name), None)
+    if previous is None or size_problem(path, indexer.settings):
+        return None
+    try:
+        digest, parse = _reader(path)
+    except (OSError, ParseError):
+        return None  # its own step reports the problem
+    if not indexer._is_current(previous, digest, run):
+        if path.is_dir():
+            run.read[name] = (digest, parse)
+        return None
+    run.claimed[previous.id] = name
+    return FileResult(file=name, status="unchanged", course_title=previous.title)
 
 
 def _reader(path: Path) -> tuple[str, Callable[[], Course]]:

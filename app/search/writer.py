@@ -28,6 +28,10 @@ from app.search.models import CourseRecord, LessonInfo
 from app.search.store import CATALOG, CONTENT, ChromaStore
 
 WRITE_BATCH = 64
+# A course is written in about this many batches at least (of no fewer than MIN_BATCH chunks), so the
+# progress a sync shows moves with the passages of one course, not only between courses.
+PROGRESS_STEPS = 10
+MIN_BATCH = 8
 # Hears of each batch of a course's chunks written: (written, total).
 OnChunks = Callable[[int, int], None]
 # Chroma caps the ids of one get/update/delete; flags are set and chunks deleted in pieces of this size.
@@ -98,12 +102,13 @@ class IndexWriter:
         ids = [str(ChunkId.of(chunk, version)) for chunk in chunks]
         # From here until the end, searches admit this course by its exact catalog version only.
         self._mark_settling(course_id, True)
-        for start in range(0, len(chunks), WRITE_BATCH):
-            batch = chunks[start : start + WRITE_BATCH]
+        size = min(WRITE_BATCH, max(MIN_BATCH, -(-len(chunks) // PROGRESS_STEPS)))
+        for start in range(0, len(chunks), size):
+            batch = chunks[start : start + size]
             self._run(
                 CONTENT,
                 "upsert",
-                ids=ids[start : start + WRITE_BATCH],
+                ids=ids[start : start + size],
                 embeddings=self.embedder.embed_documents([chunk.embedding_text for chunk in batch]),
                 documents=[chunk.text for chunk in batch],
                 metadatas=[self._chunk_metadata(course, chunk, version) for chunk in batch],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 import zipfile
 
 import pytest
@@ -28,7 +29,23 @@ def test_upload_a_caption_course_then_the_answer_links_to_the_second_it_quotes(l
     page.wait_for_url(f"{base}/admin")
     page.set_input_files("#upload-files", str(archive))
     page.click("text=Upload and index")
+    # While it indexes, the bar counts the unchanged courses done at once and moves with the passages
+    # written; the file being worked on shows with its chunk count.
+    values: list[float] = []
+    working: set[str] = set()
+    deadline = time.monotonic() + SYNC_TIMEOUT_MS / 1000
+    while not page.locator("#sync-progress.sync-done").count() and time.monotonic() < deadline:
+        bar = page.locator("#sync-progress.sync-running progress[value]")
+        if bar.count():
+            values.append(float(bar.get_attribute("value") or 0))
+            current = page.locator("#sync-progress .sync-current")
+            if current.count():
+                working.add(current.inner_text())
+        page.wait_for_timeout(200)
     page.wait_for_selector("#sync-progress.sync-done", timeout=SYNC_TIMEOUT_MS)
+    assert values and values == sorted(values) and len(set(values)) >= 3, values
+    assert values[0] >= 3, "the three unchanged courses count as done from the start"
+    assert any(re.search(r"psyc110.*\(\d+ of \d+ chunks\)", text) for text in working), working
     row = page.locator("#course-yale-psyc-110-introduction-to-psychology")
     assert "Captioned" in row.inner_text()
 
@@ -44,9 +61,9 @@ def test_upload_a_caption_course_then_the_answer_links_to_the_second_it_quotes(l
     # Each quoted sentence follows the time it is said at, linked to the video at that second.
     times = exchange.locator(".prose a").all()
     assert times
-    for time in times:
-        minutes, seconds = time.inner_text().split(":")
-        assert link_second(time.get_attribute("href") or "") == int(minutes) * 60 + int(seconds)
+    for said in times:
+        minutes, seconds = said.inner_text().split(":")
+        assert link_second(said.get_attribute("href") or "") == int(minutes) * 60 + int(seconds)
     parts = re.split(r"\n+|(?:^|\s)\d+:\d\d\s", quoted.replace(" … ", "\n"), flags=re.MULTILINE)
     sentences = [part.strip() for part in parts if len(part.split()) > 5]
     cues = cue_starts(CAPTIONS / LECTURE)
