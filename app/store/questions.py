@@ -16,7 +16,9 @@ from app.store.soft import hard, soft
 # Retrieval confidence below this marks an answer as a possible gap (the caller may choose another).
 LOW_CONFIDENCE = 0.3
 EXAMPLES = 3
-CSV_HEADER = ["asked_at", "question", "course", "lessons", "declined", "confidence", "mode", "vote"]
+CSV_HEADER = [
+    *("asked_at", "question", "course", "lessons", "declined", "confidence", "mode", "vote", "comment")
+]
 # A cell starting with one of these is a formula to a spreadsheet; a leading quote keeps it text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # The answer path's statements, built once.
@@ -177,7 +179,7 @@ class QuestionLog:
     def _rows(self, since: datetime | None, until: datetime | None) -> list[list[str]]:
         """Every logged question in the period as CSV cells."""
         query = _between(
-            select(LoggedQuestion, Feedback.vote)
+            select(LoggedQuestion, Feedback.vote, Feedback.comment)
             .outerjoin(Feedback, Feedback.exchange_id == LoggedQuestion.exchange_id)
             .order_by(LoggedQuestion.created_at, LoggedQuestion.id),
             since,
@@ -185,11 +187,11 @@ class QuestionLog:
         )
         with self.db.reading() as session:
             rows = []
-            for row, vote in session.execute(query):
+            for row, vote, comment in session.execute(query):
                 lessons = "; ".join(f"{cited.course} {cited.lesson}" for cited in row.lessons)
                 confidence = "" if row.confidence is None else f"{row.confidence:.3f}"
                 cells = [row.created_at.isoformat(timespec="seconds"), row.question, row.course, lessons]
-                cells += ["yes" if row.declined else "no", confidence, row.mode, vote]
+                cells += ["yes" if row.declined else "no", confidence, row.mode, vote, comment]
                 rows.append([_cell(cell) for cell in cells])
             return rows
 

@@ -39,8 +39,10 @@ def record(question: str, answer: Answer, seen: retrieval.Retrieval, exchange_id
         for source in answer.sources
         if source.lesson_number is not None
     ]
-    closest = seen.closest
-    course = answer.sources[0].course_title if answer.sources else (closest[0] if closest else None)
+    # The course the question was about: the answer's, else the one the searches point at as a whole; the
+    # closest lesson is that course's (one strong passage elsewhere does not make it another course's gap).
+    course = answer.sources[0].course_title if answer.sources else seen.about
+    closest = seen.closest_in(course) or seen.closest
     entry = QuestionEntry(
         question=question,
         course=course,

@@ -182,7 +182,8 @@ def test_the_csv_holds_every_question_with_formulas_defused_and_a_safe_name(admi
     )
     assert name, month.headers["Content-Disposition"]
     rows = list(csv.reader(io.StringIO(month.get_data(as_text=True).lstrip("\ufeff"))))
-    assert rows[0] == ["asked_at", "question", "course", "lessons", "declined", "confidence", "mode", "vote"]
+    assert rows[0][:4] == ["asked_at", "question", "course", "lessons"]
+    assert rows[0][4:] == ["declined", "confidence", "mode", "vote", "comment"]
     assert [row[1] for row in rows[1:]] == ['\'=HYPERLINK("http://evil.example","click")', "What is HNSW?"]
     assert rows[2][2:6] == [VECTORS, f"{VECTORS} 2", "no", "0.750"]
 

@@ -82,6 +82,10 @@ def test_gaps_are_declined_low_confidence_and_down_voted_questions(store):
     assert gaps[0].comment == "Not in the course"
     assert gaps[2].closest == (RAG, 4) and gaps[1].closest is None
     assert [gap.question for gap in store.questions.gaps(until=DAY_2)] == ["Vague one", "Quantum RAG?"]
+    # The CSV keeps the 👎 comment beside its question.
+    header, *rows = store.questions.csv_rows()
+    commented = {row[header.index("question")]: row[header.index("comment")] for row in rows}
+    assert commented["Why is the sky blue?"] == "Not in the course" and commented["What is BM25?"] == ""
 
 
 def test_csv_rows_hold_every_question_and_no_formula(store):
@@ -107,6 +111,7 @@ def test_csv_rows_hold_every_question_and_no_formula(store):
         "no",
         "0.800",
         "claude",
+        "",
         "",
     ]
     assert rows[2][1] == '\'=HYPERLINK("http://x")' and rows[2][4] == "yes"
