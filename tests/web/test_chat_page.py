@@ -123,3 +123,18 @@ def test_the_box_is_focused_after_asking_on_a_computer_but_not_on_a_phone(client
     assert "autofocus" not in textarea(pending(DESKTOP, "?1"))  # Chromium says so itself
     # The page itself never focuses the box: on a phone that would raise the keyboard at once.
     assert "autofocus" not in textarea(client.get("/").get_data(as_text=True))
+
+
+def test_sources_retrieved_but_not_cited_are_marked_apart_from_the_cited(client):
+    from app.web.chat.page import retrieved_only
+
+    exchange = Exchange(question="q", answer="Claim.[^2]", sources=[lesson("A", 1), lesson("B", 4)])
+    assert retrieved_only(exchange) == {1}
+    # An answer with no markers at all (the extractive mode quotes each source) marks none.
+    assert retrieved_only(Exchange(question="q", answer="Quoted.", sources=[lesson("A", 1)])) == set()
+    answerer = ScriptedAnswerer([DoneEvent(Answer(markdown="Claim.[^2]", sources=exchange.sources))])
+    use_answerer(client.application, answerer)
+    html = ask_streamed(client, "Which lessons?").done
+    chips = re.findall(r'<li class="source-chip" id="[^"]+"( data-retrieved)?>', html)
+    assert chips == [" data-retrieved", ""]
+    assert html.count("Retrieved, not cited:") == 1

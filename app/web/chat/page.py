@@ -58,6 +58,12 @@ def follow_up_questions(exchange: Exchange | ExchangeView) -> list[str]:
     return questions[:3] if len(questions) >= 2 else []
 
 
+def retrieved_only(exchange: Exchange | ExchangeView) -> set[int]:
+    """The numbers of the sources an answer with citation markers never cites: retrieved, not used."""
+    cited = {int(number) for number in MARKER.findall(exchange.answer)}
+    return set(range(1, len(exchange.sources) + 1)) - cited if cited else set()
+
+
 def version_ids(exchange: ExchangeView) -> list[int]:
     """The ids of a stored exchange's versions, oldest first (looked up when the view has none)."""
     if exchange.versions is not None:

@@ -20,6 +20,7 @@ from app.web.chat.page import (
     form_context,
     recent_conversations,
     render_page,
+    retrieved_only,
     version_ids,
 )
 from app.web.chat.stream import finished_html
@@ -35,6 +36,7 @@ from app.web.templating import THEMES
 bp = Blueprint("chat", __name__)
 bp.add_app_template_filter(follow_up_questions, "follow_ups")
 bp.add_app_template_filter(version_ids, "version_ids")
+bp.add_app_template_filter(retrieved_only, "retrieved_only")
 
 
 @bp.get("/")
