@@ -34,10 +34,16 @@ NEW_CONVERSATION = insert(Conversation)
 # The owner check and the "recently active" stamp in one statement.
 TOUCH = (
     update(Conversation)
-    .where(Conversation.id == bindparam("c_id"), Conversation.owner == bindparam("c_owner"))
+    .where(
+        Conversation.id == bindparam("c_id"),
+        Conversation.owner == bindparam("c_owner"),
+        Conversation.deleted_at.is_(None),
+    )
     .values(updated_at=bindparam("stamp"))
 )
 NEW_EXCHANGE = insert(Exchange).returning(Exchange.id)
+# How long a deleted conversation is kept so its Delete can be undone.
+UNDO_WINDOW = timedelta(days=1)
 # The first version of an exchange of a conversation (None when it is another conversation's).
 FIRST_VERSION = select(func.coalesce(Exchange.version_of, Exchange.id)).where(
     Exchange.id == bindparam("e_id"), Exchange.conversation_id == bindparam("c_id")
@@ -60,7 +66,7 @@ def _summary(row: Conversation) -> ConversationSummary:
 def _owned(session: Session, owner: str, conversation_id: str) -> Conversation | None:
     """The conversation if `owner` owns it; a stranger learns nothing, not even that it exists."""
     row = session.get(Conversation, conversation_id)
-    return row if row is not None and row.owner == owner else None
+    return row if row is not None and row.owner == owner and row.deleted_at is None else None
 
 
 def _status(exchange: Exchange, stale: datetime) -> Status:
@@ -141,7 +147,7 @@ class Conversations:
         with self.db.reading() as session:
             rows = session.scalars(
                 select(Conversation)
-                .where(Conversation.owner == owner)
+                .where(Conversation.owner == owner, Conversation.deleted_at.is_(None))
                 .order_by(Conversation.updated_at.desc(), Conversation.created_at.desc())
                 .limit(limit)
             )
@@ -213,17 +219,43 @@ class Conversations:
 
     @hard
     def delete(self, owner: str, conversation_id: str) -> bool:
-        """Delete an owned conversation with its exchanges and votes; False unless `owner` owns it."""
+        """Delete an owned conversation, undoably for UNDO_WINDOW; False unless `owner` owns it."""
+        return self._mark_deleted(owner, conversation_id, now())
+
+    @hard
+    def restore(self, owner: str, conversation_id: str) -> bool:
+        """Undo the deletion of an owned conversation; False unless `owner` deleted it and it is kept."""
+        return self._mark_deleted(owner, conversation_id, None)
+
+    def _mark_deleted(self, owner: str, conversation_id: str, stamp: datetime | None) -> bool:
+        """Set or clear an owned conversation's deletion time (only from the other state)."""
+        was = Conversation.deleted_at.is_(None) if stamp is not None else Conversation.deleted_at.is_not(None)
         with self.db.writing() as session:
             result = session.execute(
-                delete(Conversation).where(Conversation.id == conversation_id, Conversation.owner == owner)
+                update(Conversation)
+                .where(Conversation.id == conversation_id, Conversation.owner == owner, was)
+                .values(deleted_at=stamp)
             )
             return bool(result.rowcount)  # type: ignore[attr-defined]
 
     @hard
+    def deleted_title(self, owner: str, conversation_id: str) -> str | None:
+        """The title of an owned conversation deleted and still kept (None: no such conversation)."""
+        with self.db.reading() as session:
+            row = session.get(Conversation, conversation_id)
+            kept = row is not None and row.owner == owner and row.deleted_at is not None
+            return row.title if kept and row is not None else None
+
+    @hard
     def purge(self, older_than_days: int) -> int:
-        """Delete conversations untouched for `older_than_days`; return how many went."""
+        """Delete conversations untouched for `older_than_days`, and those deleted longer ago than the undo
+        window; return how many went."""
         cutoff = now() - timedelta(days=older_than_days)
+        undone = now() - UNDO_WINDOW
         with self.db.writing() as session:
-            result = session.execute(delete(Conversation).where(Conversation.updated_at < cutoff))
+            result = session.execute(
+                delete(Conversation).where(
+                    (Conversation.updated_at < cutoff) | (Conversation.deleted_at < undone)
+                )
+            )
             return int(result.rowcount)  # type: ignore[attr-defined]

@@ -29,7 +29,9 @@ class Votes:
             owned = session.scalar(
                 select(Exchange.id)
                 .join(Conversation, Conversation.id == Exchange.conversation_id)
-                .where(Exchange.id == exchange_id, Conversation.owner == owner)
+                .where(
+                    Exchange.id == exchange_id, Conversation.owner == owner, Conversation.deleted_at.is_(None)
+                )
             )
             if owned is None:
                 return False
@@ -51,6 +53,10 @@ class Votes:
                 select(Feedback.vote, Feedback.comment)
                 .join(Exchange, Exchange.id == Feedback.exchange_id)
                 .join(Conversation, Conversation.id == Exchange.conversation_id)
-                .where(Feedback.exchange_id == exchange_id, Conversation.owner == owner)
+                .where(
+                    Feedback.exchange_id == exchange_id,
+                    Conversation.owner == owner,
+                    Conversation.deleted_at.is_(None),
+                )
             ).one_or_none()
             return (row.vote, row.comment) if row is not None else None

@@ -82,6 +82,8 @@ class Conversation(Base):
     title: Mapped[str] = mapped_column(String(TITLE_CHARS))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
+    # Deleted by its owner, kept a while so Delete can be undone (None: not deleted).
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     exchanges: Mapped[list[Exchange]] = relationship(
         back_populates="conversation",
         order_by="Exchange.id",

@@ -203,6 +203,26 @@ def test_retention_purges_conversations_untouched_for_the_period(store):
     assert store.conversations.transcript(ALICE, old.conversation_id) is None
 
 
+def test_a_deleted_conversation_can_be_undone_until_the_undo_window_has_passed(store):
+    gone = store.conversations.ask(ALICE, "Deleted now")
+    undone = store.conversations.ask(ALICE, "Deleted a while ago")
+    for asked in (gone, undone):
+        assert store.conversations.delete(ALICE, asked.conversation_id)
+    assert store.conversations.recent(ALICE) == []
+    assert store.conversations.ask(ALICE, "More?", gone.conversation_id) is None  # not continued meanwhile
+    assert store.conversations.deleted_title(ALICE, gone.conversation_id) == "Deleted now"
+    with store.db.writing() as session:
+        session.execute(
+            update(Conversation)
+            .where(Conversation.id == undone.conversation_id)
+            .values(deleted_at=now() - timedelta(days=2))
+        )
+    assert store.conversations.purge(older_than_days=90) == 1
+    assert not store.conversations.restore(ALICE, undone.conversation_id)
+    assert store.conversations.restore(ALICE, gone.conversation_id)
+    assert [c.title for c in store.conversations.recent(ALICE)] == ["Deleted now"]
+
+
 def test_the_store_purges_with_its_retention_setting(make_store):
     store = make_store(retention_days=7)
     old = store.conversations.ask(ALICE, "A week and a day ago")

@@ -171,8 +171,20 @@ def test_the_list_reopens_renames_and_deletes(db_app):
     assert renamed.status_code == 303 and renamed.headers["Location"] == "/conversations"
     assert ">Vectors, revisited</a>" in client.get("/conversations").get_data(as_text=True)
     assert client.post(f"{older}/rename", data={"title": "   "}).status_code == 400
-    assert client.post(f"{older}/delete").status_code == 303
+    deleted = client.post(f"{older}/delete")
+    assert deleted.status_code == 303
     assert client.get(older).status_code == 404
+    # The list says what went and offers to undo it; nobody else can.
+    listing = client.get(deleted.headers["Location"]).get_data(as_text=True)
+    assert "Deleted “Vectors, revisited”." in listing and f'action="{older}/restore"' in listing
+    assert 'href="' + older + '"' not in listing
+    stranger = db_app.test_client()
+    assert stranger.post(f"{older}/restore").status_code == 404
+    restored = client.post(f"{older}/restore")
+    assert restored.status_code == 303 and restored.headers["Location"] == older
+    assert client.get(older).status_code == 200
+    assert client.post(f"{older}/restore").status_code == 404  # nothing left to undo
+    client.post(f"{older}/delete")
     assert "Vectors, revisited" not in client.get("/conversations").get_data(as_text=True)
 
 

@@ -27,11 +27,17 @@ def _require_store() -> str | None:
 
 @bp.get("/conversations")
 def conversations():
-    """This browser's conversations, newest first, each to reopen, rename or delete."""
+    """This browser's conversations, newest first, each to reopen, rename or delete; after a delete, its
+    Undo."""
     owner = _require_store()
     # A database that is down is a 503 page here (StoreUnavailable), a notice in the chat's sidebar.
-    listed = services().store.conversations.recent(owner) if owner else []
-    return render_template("chat/conversations.html", conversations=listed)
+    store = services().store.conversations
+    listed = store.recent(owner) if owner else []
+    deleted_id = request.args.get("deleted", "")
+    deleted = store.deleted_title(owner, deleted_id) if owner and deleted_id else None
+    return render_template(
+        "chat/conversations.html", conversations=listed, deleted_id=deleted_id, deleted_title=deleted
+    )
 
 
 @bp.post("/c/<conversation_id>/rename")
@@ -46,11 +52,20 @@ def rename(conversation_id: str):
 
 @bp.post("/c/<conversation_id>/delete")
 def delete(conversation_id: str):
-    """Delete one of this browser's conversations, with its exchanges and votes."""
+    """Delete one of this browser's conversations, with its exchanges and votes; undoable for a while."""
     owner = _require_store()
     if not owner or not services().store.conversations.delete(owner, conversation_id):
         raise gone()
-    return redirect(url_for(".conversations"), 303)
+    return redirect(url_for(".conversations", deleted=conversation_id), 303)
+
+
+@bp.post("/c/<conversation_id>/restore")
+def restore(conversation_id: str):
+    """Undo the deletion of one of this browser's conversations."""
+    owner = _require_store()
+    if not owner or not services().store.conversations.restore(owner, conversation_id):
+        raise gone()
+    return redirect(url_for(".conversation", conversation_id=conversation_id), 303)
 
 
 @bp.get("/c/<conversation_id>/export.md")

@@ -1,4 +1,5 @@
-"""exchange versions: a Retry or Edit stores a new version of the exchange it replaces
+"""exchange versions (a Retry or Edit stores a new version of the exchange it replaces); conversations
+deleted with an undo
 
 Revision ID: ui30_exchange_versions
 Revises: 0001
@@ -18,6 +19,8 @@ depends_on = None
 
 def upgrade() -> None:
     """Apply this revision."""
+    with op.batch_alter_table("conversations", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("deleted_at", sa.DateTime(), nullable=True))
     with op.batch_alter_table("exchanges", schema=None) as batch_op:
         batch_op.add_column(sa.Column("version_of", sa.Integer(), nullable=True))
         batch_op.create_index(batch_op.f("ix_exchanges_version_of"), ["version_of"], unique=False)
@@ -36,3 +39,5 @@ def downgrade() -> None:
         batch_op.drop_constraint(batch_op.f("fk_exchanges_version_of_exchanges"), type_="foreignkey")
         batch_op.drop_index(batch_op.f("ix_exchanges_version_of"))
         batch_op.drop_column("version_of")
+    with op.batch_alter_table("conversations", schema=None) as batch_op:
+        batch_op.drop_column("deleted_at")
