@@ -154,6 +154,27 @@ class Conversations:
             return [_summary(row) for row in rows]
 
     @hard
+    def search(self, owner: str, text: str, limit: int = LIST_LIMIT) -> list[ConversationSummary]:
+        """The browser's conversations whose title, a question or an answer holds `text` (any case)."""
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        said = select(Exchange.id).where(
+            Exchange.conversation_id == Conversation.id,
+            Exchange.question.ilike(pattern, escape="\\") | Exchange.answer.ilike(pattern, escape="\\"),
+        )
+        with self.db.reading() as session:
+            rows = session.scalars(
+                select(Conversation)
+                .where(
+                    Conversation.owner == owner,
+                    Conversation.deleted_at.is_(None),
+                    Conversation.title.ilike(pattern, escape="\\") | said.exists(),
+                )
+                .order_by(Conversation.updated_at.desc(), Conversation.created_at.desc())
+                .limit(limit)
+            )
+            return [_summary(row) for row in rows]
+
+    @hard
     def transcript(self, owner: str, conversation_id: str) -> Transcript | None:
         """The whole conversation with the browser's votes, or None unless `owner` owns it."""
         with self.db.reading() as session:

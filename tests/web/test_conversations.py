@@ -307,3 +307,27 @@ def test_every_new_form_needs_the_csrf_token(make_app):
         response = client.post(url, data={"vote": "up", "title": "t"})
         assert response.status_code == 400
         assert "This form has expired" in response.get_data(as_text=True)
+
+
+def test_search_finds_ones_own_conversations_by_title_question_or_answer(db_app):
+    scripted(db_app)
+    client = db_app.test_client()
+    ask_streamed(client, "How do tomatoes ripen?")
+    first = page_url(client)
+    client.conversation = ""
+    ask_streamed(client, "What is 100% humidity_level?")
+    second = page_url(client)
+    found = client.get("/conversations", query_string={"q": "TOMATOES"}).get_data(as_text=True)
+    assert f'href="{first}"' in found and f'href="{second}"' not in found
+    # Wildcards are text: "%" and "_" match only themselves.
+    literal = client.get("/conversations", query_string={"q": "100% humidity_"}).get_data(as_text=True)
+    assert f'href="{second}"' in literal and f'href="{first}"' not in literal
+    nothing = client.get("/conversations", query_string={"q": "_%"}).get_data(as_text=True)
+    assert "No conversation mentions “_%”." in nothing
+    # The answers are searched too, and another browser finds nothing of them.
+    word = FINAL.markdown.split()[-1].strip(".")
+    answered = client.get("/conversations", query_string={"q": word}).get_data(as_text=True)
+    assert f'href="{first}"' in answered and f'href="{second}"' in answered
+    stranger = db_app.test_client()
+    strange = stranger.get("/conversations", query_string={"q": "tomatoes"}).get_data(as_text=True)
+    assert "No conversation mentions" in strange

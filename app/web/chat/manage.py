@@ -16,6 +16,7 @@ from app.web.redirects import safe_local_path
 from app.web.session import browser_id
 
 FILENAME_CHARS = 60
+SEARCH_CHARS = 200
 
 
 def _require_store() -> str | None:
@@ -32,11 +33,16 @@ def conversations():
     owner = _require_store()
     # A database that is down is a 503 page here (StoreUnavailable), a notice in the chat's sidebar.
     store = services().store.conversations
-    listed = store.recent(owner) if owner else []
+    query = " ".join(request.args.get("q", "").split())[:SEARCH_CHARS]
+    listed = (store.search(owner, query) if query else store.recent(owner)) if owner else []
     deleted_id = request.args.get("deleted", "")
     deleted = store.deleted_title(owner, deleted_id) if owner and deleted_id else None
     return render_template(
-        "chat/conversations.html", conversations=listed, deleted_id=deleted_id, deleted_title=deleted
+        "chat/conversations.html",
+        conversations=listed,
+        query=query,
+        deleted_id=deleted_id,
+        deleted_title=deleted,
     )
 
 
