@@ -137,6 +137,16 @@ def test_save_a_case_then_flask_eval_runs_it(insights_app):
     assert "-> Python Testing with Pytest, lesson 3: not in top 5, evidence missing" in lines[1]
     assert lines[-1] == "saved cases: 2  hit@1 1/2  hit@5 1/2  evidence@5 1/2"
     assert insights_app.test_cli_runner().invoke(args=["eval", "--strict"]).exit_code == 1
+    # The page's "Run saved cases" button shows the same, each case's rank and evidence in its row.
+    assert 'action="/admin/playground/cases/run"' in page and ">Run saved cases</button>" in page
+    ran = admin.client.get("/admin/playground/cases/run").get_data(as_text=True)
+    totals = " ".join(re.search(r'<p class="case-totals" role="status">(.*?)</p>', ran, re.DOTALL)[1].split())
+    assert totals == (
+        "Gold lesson first in 1 of 2, in the top five in 1 of 2; evidence in the top five in 1 of 2."
+    )
+    ranks = re.findall(r'<td class="case-rank">([^<]*)</td>', ran)
+    found = re.findall(r'<td class="case-evidence-found">([^<]*)</td>', ran)
+    assert sorted(zip(ranks, found, strict=True)) == [("1", "yes"), ("not in the top five", "no")]
 
     delete = admin.post(f"/admin/playground/cases/{case.id}/delete")
     assert delete.status_code == 303 and len(cases.all()) == 1

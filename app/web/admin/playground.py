@@ -9,6 +9,7 @@ from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from app.errors import AppError, BadRequest, NotFound
+from app.insights.cases import score_cases
 from app.links import safe_url
 from app.rules import MAX_PASSAGES
 from app.search.explain import RankedPassage
@@ -81,6 +82,16 @@ def _page() -> dict[str, Any]:
 def _gold_value(result: RankedPassage) -> str:
     """A passage's lesson as a radio value: "lesson:course title"."""
     return f"{result.passage.lesson_number}:{result.passage.course_title}"
+
+
+@bp.get("/playground/cases/run")
+def run_cases() -> ResponseReturnValue:
+    """Run every saved case against the live index and show how search did on each, with the totals."""
+    page = _page()
+    report = score_cases(services().index, page["cases"])
+    results = {result.case.id: result for result in report.results}
+    context = {"question": "", "course": None, "results": [], "error": None, "lesson": "", "k": DEFAULT_K}
+    return render_template("admin/playground.html", **context, **page, report=report, case_results=results)
 
 
 @bp.post("/playground/cases")
