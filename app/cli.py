@@ -191,6 +191,8 @@ def ask_command(question: str) -> None:
     assistant = services().assistant
     if assistant.mode == "claude":
         click.echo(f"Mode: Claude ({assistant.model})", err=True)
+    elif assistant.mode == "openai":
+        click.echo(f"Mode: OpenAI-compatible ({assistant.settings.model_name})", err=True)
     else:
         click.echo("Mode: extractive (no ANTHROPIC_API_KEY set)", err=True)
     try:

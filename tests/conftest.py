@@ -1,4 +1,4 @@
-"""Shared fixtures: a small course library indexed once, per-test apps on a copy of it, fake Claude."""
+"""Shared fixtures: a small course library indexed once, per-test apps on a copy of it, fake model APIs."""
 
 from __future__ import annotations
 
@@ -143,3 +143,30 @@ def scorer():
     from app.search.embedding import get_embedder
 
     return SentenceScorer(get_embedder())
+
+
+@pytest.fixture
+def fake_openai():
+    """A scripted OpenAI-compatible chat completions API on 127.0.0.1 that the real openai SDK talks to."""
+    from tests.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def openai_app(make_app, fake_openai):
+    """An app answering with an OpenAI-compatible model (tool calling on), pointed at the fake endpoint."""
+    app = make_app(
+        MODEL_PROVIDER="openai",
+        OPENAI_BASE_URL=fake_openai.url,
+        OPENAI_MODEL="llama-test",
+        OPENAI_TOOLS="on",
+        OPENAI_MAX_RETRIES=0,
+    )
+    app.config["WTF_CSRF_ENABLED"] = False
+    return app
