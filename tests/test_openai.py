@@ -1,0 +1,353 @@
+"""An OpenAI-compatible model end to end: the real openai SDK over HTTP to a fake chat completions server,
+the real index; tool calling and passages in the prompt, the model's markers, failures and the fallback."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from app.assistant.base import DoneEvent, Exchange, StatusEvent, TextEvent
+from app.assistant.model_messages import (
+    BAD_REQUEST_MESSAGE,
+    CUT_SHORT_MESSAGE,
+    KEY_REFUSED_MESSAGE,
+    NO_MODEL_MESSAGE,
+    RATE_LIMITED_MESSAGE,
+    SERVER_ERROR_MESSAGE,
+    TIMEOUT_MESSAGE,
+    UNREACHABLE_MESSAGE,
+)
+from app.assistant.openai.answerer import LOOPING_MESSAGE, MALFORMED_MESSAGE
+from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL
+from app.config import ConfigError, load_settings
+from tests.fake_openai import Reply
+
+RAG = "Retrieval-Augmented Generation in Practice"
+CHUNKING = f"{RAG} – Lesson 2: Chunking Documents"
+CHUNKING_CLAIM = "Sentence-aware chunking packs whole sentences into each chunk"
+
+
+def assistant_of(app):
+    """The app's Assistant."""
+    return app.extensions["services"].assistant
+
+
+@pytest.fixture
+def assistant(openai_app):
+    """The Assistant of an app answering with the fake OpenAI-compatible model, tool calling on."""
+    return assistant_of(openai_app)
+
+
+def passages_app(make_app, fake_openai, **settings):
+    """An app whose model has no tool calling (OPENAI_TOOLS=off unless said otherwise)."""
+    overrides = {
+        "MODEL_PROVIDER": "openai",
+        "OPENAI_BASE_URL": fake_openai.url,
+        "OPENAI_MODEL": "small-local",
+        "OPENAI_TOOLS": "off",
+        "OPENAI_MAX_RETRIES": 0,
+        **settings,
+    }
+    return make_app(**overrides)
+
+
+def tool_messages(request: dict) -> list[dict]:
+    """The tool-role messages of a recorded request."""
+    return [message for message in request["messages"] if message["role"] == "tool"]
+
+
+def search_chunking(fake_openai) -> None:
+    """Make the model search the RAG course for sentence-aware chunking."""
+    fake_openai.enqueue_tool_calls((SEARCH_TOOL, {"query": "sentence-aware chunking", "course_name": "RAG"}))
+
+
+# -- with tool calling ----------------------------------------------------------------------------------------
+
+
+def test_a_direct_answer_sends_system_question_and_function_tools(assistant, fake_openai):
+    fake_openai.enqueue_text("Hello! Ask me about the courses.")
+
+    answer = assistant.answer("Hi there", [])
+
+    assert answer.markdown == "Hello! Ask me about the courses."
+    assert (answer.mode, answer.tool_rounds, answer.sources) == ("openai", 0, [])
+    [request] = fake_openai.requests
+    assert request["model"] == "llama-test" == assistant.model
+    assert request["stream"] is True
+    system, user = request["messages"]
+    assert system["role"] == "system" and "[2]" in system["content"]
+    assert user == {"role": "user", "content": "Hi there"}
+    assert [tool["function"]["name"] for tool in request["tools"]] == [SEARCH_TOOL, OUTLINE_TOOL]
+    assert all(tool["type"] == "function" for tool in request["tools"])
+    assert "tool_choice" not in request
+
+
+def test_a_tool_round_sends_numbered_passages_and_a_supported_marker_becomes_a_citation(assistant, fake_openai):
+    search_chunking(fake_openai)
+    fake_openai.enqueue_text(f"{CHUNKING_CLAIM} [1]. That is all.")
+
+    answer = assistant.answer("What is sentence-aware chunking?", [])
+
+    assert answer.markdown == f"{CHUNKING_CLAIM}[^1]. That is all."
+    assert [source.label for source in answer.sources] == [CHUNKING]
+    assert "packs whole sentences" in answer.sources[0].snippet
+    assert answer.tool_rounds == 1
+    second = fake_openai.requests[1]
+    [call] = second["messages"][-2]["tool_calls"]
+    assert call["function"]["name"] == SEARCH_TOOL
+    assert json.loads(call["function"]["arguments"]) == {"query": "sentence-aware chunking", "course_name": "RAG"}
+    [result] = tool_messages(second)
+    assert result["tool_call_id"] == call["id"]
+    assert result["content"].startswith(f"[1] {CHUNKING}\n")
+    assert "[2] " in result["content"], "every passage of the search is numbered"
+
+
+def test_the_stream_has_a_status_per_tool_call_then_text_without_markers(assistant, fake_openai):
+    search_chunking(fake_openai)
+    fake_openai.enqueue_text(f"{CHUNKING_CLAIM} [1]. Overlap helps [2, 3].")  # split over 3-character chunks
+
+    events = list(assistant.stream("What is sentence-aware chunking?", []))
+
+    statuses = [event.text for event in events if isinstance(event, StatusEvent)]
+    assert statuses == [f"Searching {RAG}…"]
+    streamed = "".join(event.text for event in events if isinstance(event, TextEvent))
+    assert streamed == f"{CHUNKING_CLAIM}. Overlap helps."
+    assert isinstance(events[-1], DoneEvent)
+
+
+def test_markers_to_passages_not_given_or_not_supporting_the_sentence_are_dropped(assistant, fake_openai):
+    search_chunking(fake_openai)
+    fake_openai.enqueue_text(
+        f"{CHUNKING_CLAIM} [1]. Penguins waddle across frozen beaches [1]. Chunks overlap a little [12]."
+    )
+
+    answer = assistant.answer("What is sentence-aware chunking?", [])
+
+    assert answer.markdown == (
+        f"{CHUNKING_CLAIM}[^1]. Penguins waddle across frozen beaches. Chunks overlap a little."
+    )
+    assert [source.label for source in answer.sources] == [CHUNKING]
+    assert len(answer.unverified_citations) == 2
+
+
+def test_no_marker_means_no_sources_even_after_a_search(assistant, fake_openai):
+    search_chunking(fake_openai)
+    fake_openai.enqueue_text("Chunking cuts documents into pieces.")
+
+    answer = assistant.answer("What is chunking?", [])
+
+    assert answer.sources == [] and "[" not in answer.markdown
+
+
+def test_passages_are_numbered_on_across_rounds_and_markers_cite_either_round(make_app, fake_openai):
+    app = make_app(
+        MODEL_PROVIDER="openai", OPENAI_BASE_URL=fake_openai.url, OPENAI_MODEL="m", MAX_TOOL_ROUNDS=3
+    )
+    search_chunking(fake_openai)
+    fake_openai.enqueue_tool_calls((SEARCH_TOOL, {"query": "fixture scope", "course_name": "pytest"}))
+    fake_openai.enqueue_text("PLACEHOLDER")
+
+    assistant_of(app).answer("Chunking and fixture scope?", [])
+    first, second = (tool_messages(fake_openai.requests[2])[i]["content"] for i in (0, 1))
+    given = first.count("\n\n[") + 1
+    assert second.startswith(f"[{given + 1}] Python Testing with Pytest")
+
+    # The same script again, now citing the second search's first passage.
+    fake_openai.requests.clear()
+    search_chunking(fake_openai)
+    fake_openai.enqueue_tool_calls((SEARCH_TOOL, {"query": "fixture scope", "course_name": "pytest"}))
+    sentence = second.split("\n")[1].split(". ")[0]
+    fake_openai.enqueue_text(f"{CHUNKING_CLAIM} [1]. {sentence} [{given + 1}].")
+    answer = assistant_of(app).answer("Chunking and fixture scope?", [])
+
+    assert answer.markdown.endswith("[^2].") and "[^1]" in answer.markdown
+    assert [source.course_title for source in answer.sources] == [RAG, "Python Testing with Pytest"]
+
+
+def test_the_last_round_forbids_tools_and_a_model_that_keeps_calling_them_falls_back(make_app, fake_openai):
+    app = make_app(MODEL_PROVIDER="openai", OPENAI_BASE_URL=fake_openai.url, OPENAI_MODEL="m", MAX_TOOL_ROUNDS=1)
+    search_chunking(fake_openai)
+    search_chunking(fake_openai)
+
+    answer = assistant_of(app).answer("What is sentence-aware chunking?", [])
+
+    assert fake_openai.requests[1]["tool_choice"] == "none"
+    assert_fallback(answer, "m", LOOPING_MESSAGE)
+
+
+def test_earlier_answers_go_back_without_their_markers(assistant, fake_openai):
+    history = [Exchange(question="What is chunking?", answer="Cutting text into pieces.[^1]")]
+
+    assistant.answer("And overlap?", history)
+
+    messages = fake_openai.requests[0]["messages"]
+    assert messages[1:] == [
+        {"role": "user", "content": "What is chunking?"},
+        {"role": "assistant", "content": "Cutting text into pieces."},
+        {"role": "user", "content": "And overlap?"},
+    ]
+
+
+# -- without tool calling ----------------------------------------------------------------------------------
+
+
+def test_without_tools_one_search_puts_numbered_passages_in_the_prompt(make_app, fake_openai):
+    app = passages_app(make_app, fake_openai)
+    fake_openai.enqueue_text(f"{CHUNKING_CLAIM} [1]. Something unrelated about gardening [4].")
+
+    events = list(assistant_of(app).stream("What is sentence-aware chunking?", []))
+
+    [request] = fake_openai.requests
+    assert "tools" not in request
+    prompt = request["messages"][-1]["content"]
+    assert prompt.startswith(f"Course passages:\n\n[1] {CHUNKING}\n")
+    assert prompt.endswith("Question: What is sentence-aware chunking?")
+    assert [e.text for e in events if isinstance(e, StatusEvent)] == [
+        "Searching the courses for “What is sentence-aware chunking?”…"
+    ]
+    answer = events[-1].answer
+    assert answer.markdown == f"{CHUNKING_CLAIM}[^1]. Something unrelated about gardening."
+    assert [source.label for source in answer.sources] == [CHUNKING]
+    assert (answer.mode, answer.tool_rounds) == ("openai", 0)
+
+
+def test_without_tools_a_follow_up_is_searched_in_the_conversation_s_context(make_app, fake_openai):
+    app = passages_app(make_app, fake_openai)
+    history = [Exchange(question="How does sentence-aware chunking work?", answer="It packs whole sentences.")]
+
+    assistant_of(app).answer("And what else does it do?", history)
+
+    prompt = fake_openai.requests[0]["messages"][-1]["content"]
+    assert prompt.startswith(f"Course passages:\n\n[1] {CHUNKING}\n")
+
+
+def test_auto_detects_a_model_without_tool_calling_from_its_error_and_remembers(make_app, fake_openai):
+    app = passages_app(make_app, fake_openai, OPENAI_TOOLS="auto")
+    fake_openai.enqueue_error(400, "registry/small-local does not support tools")
+    fake_openai.enqueue_text(f"{CHUNKING_CLAIM} [1].")
+
+    answer = assistant_of(app).answer("What is sentence-aware chunking?", [])
+    assistant_of(app).answer("And overlap?", [])
+
+    assert answer.markdown == f"{CHUNKING_CLAIM}[^1]." and answer.mode == "openai"
+    with_tools, without, later = fake_openai.requests
+    assert "tools" in with_tools and "tools" not in without and "tools" not in later
+    assert without["messages"][-1]["content"].startswith("Course passages:")
+
+
+def test_a_refusal_of_tools_is_an_error_when_tool_calling_is_on(make_app, fake_openai):
+    app = passages_app(make_app, fake_openai, OPENAI_TOOLS="on")
+    fake_openai.enqueue_error(400, "this model does not support tools")
+
+    answer = assistant_of(app).answer("What is sentence-aware chunking?", [])
+
+    assert_fallback(answer, "small-local", BAD_REQUEST_MESSAGE)
+    assert len(fake_openai.requests) == 1
+
+
+# -- failures: Claude mode's messages, and the extractive answer in place of the model's --------------------
+
+
+def assert_fallback(answer, name: str, message: str) -> None:
+    """The answer says the model failed with `message`, then answers extractively, with its sources."""
+    note = f"> **{name} could not answer.** {message} Here is what the course materials say instead."
+    assert answer.markdown.startswith(note + "\n\n"), answer.markdown[:300]
+    assert answer.mode == "extractive" and answer.model_error == message
+    assert answer.sources, "the extractive answer quotes the courses"
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (Reply(status=500, error="boom"), SERVER_ERROR_MESSAGE),
+        (Reply(status=503, error="loading model"), SERVER_ERROR_MESSAGE),
+        (Reply(status=401, error="bad key"), KEY_REFUSED_MESSAGE),
+        (Reply(status=404, error="model 'llama-test' not found"), NO_MODEL_MESSAGE),
+        (Reply(status=429, error="slow down"), RATE_LIMITED_MESSAGE),
+        (Reply(status=422, error="validation"), BAD_REQUEST_MESSAGE),
+        (Reply(text="Sentence-aware chunking packs whole", finish_reason="stop", cut_after=5), CUT_SHORT_MESSAGE),
+        (Reply(tool_calls=[(SEARCH_TOOL, '{"query": "chunk')], finish_reason="tool_calls"), MALFORMED_MESSAGE),
+        (Reply(tool_calls=[(SEARCH_TOOL, '["chunking"]')], finish_reason="tool_calls"), MALFORMED_MESSAGE),
+    ],
+    ids=["500", "503", "401", "404", "429", "422", "cut-short", "bad-json", "not-an-object"],
+)
+def test_each_model_failure_says_why_and_answers_extractively(assistant, fake_openai, reply, message):
+    fake_openai.enqueue(reply)
+
+    answer = assistant.answer("What is sentence-aware chunking?", [])
+
+    assert_fallback(answer, "llama-test", message)
+
+
+def test_a_model_slower_than_the_timeout_falls_back(make_app, fake_openai):
+    app = passages_app(make_app, fake_openai, OPENAI_TIMEOUT=0.5)
+    fake_openai.enqueue(Reply(text="late", finish_reason="stop", hold=2))
+
+    assert_fallback(assistant_of(app).answer("What is sentence-aware chunking?", []), "small-local", TIMEOUT_MESSAGE)
+
+
+def closed_port() -> int:
+    """A loopback port with nothing listening."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_refused_connection_falls_back_and_names_the_model_as_the_operator_does(make_app):
+    app = make_app(
+        MODEL_PROVIDER="openai",
+        OPENAI_BASE_URL=f"http://127.0.0.1:{closed_port()}/v1",
+        OPENAI_MODEL="llama3.1:8b",
+        MODEL_DISPLAY_NAME="Our school's Llama",
+        OPENAI_MAX_RETRIES=0,
+    )
+
+    answer = assistant_of(app).answer("What is sentence-aware chunking?", [])
+
+    assert_fallback(answer, "Our school's Llama", UNREACHABLE_MESSAGE)
+
+
+def test_text_streamed_before_a_failure_is_not_in_the_fallback_answer(assistant, fake_openai):
+    fake_openai.enqueue(Reply(text="Half an answer that never", finish_reason="stop", cut_after=6))
+
+    events = list(assistant.stream("What is sentence-aware chunking?", []))
+
+    streamed = "".join(event.text for event in events if isinstance(event, TextEvent))
+    assert streamed.startswith("Half an ans") and CUT_SHORT_MESSAGE in streamed
+    assert "Half" not in events[-1].answer.markdown
+
+
+# -- settings and imports ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("settings", "variable"),
+    [
+        ({"MODEL_PROVIDER": "openai", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, "OPENAI_MODEL"),
+        ({"MODEL_PROVIDER": "openai", "OPENAI_MODEL": "m"}, "OPENAI_BASE_URL"),
+        ({"MODEL_PROVIDER": "gemini"}, "MODEL_PROVIDER"),
+        ({"OPENAI_TOOLS": "sometimes"}, "OPENAI_TOOLS"),
+    ],
+)
+def test_an_incomplete_openai_setup_is_refused_in_one_line(settings, variable):
+    with pytest.raises(ConfigError) as error:
+        load_settings(settings)
+    assert variable in str(error.value) and "\n" not in str(error.value)
+
+
+def test_the_openai_sdk_is_imported_only_in_its_mode(tmp_path):
+    code = (
+        "import sys\n"
+        "from app.config import load_settings\n"
+        "from app.assistant.service import Assistant\n"
+        "class Index:\n    chunks_at = None\n"
+        f"settings = load_settings({{'instance_path': {str(tmp_path)!r}}})\n"
+        "Assistant(settings, Index())\n"
+        "print('openai' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
