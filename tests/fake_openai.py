@@ -100,7 +100,7 @@ class FakeOpenAI:
             self.request_headers.append(headers)
             return self._queue.popleft() if self._queue else Reply(text=DEFAULT_TEXT, finish_reason="stop")
 
-    # -- the protocol -----------------------------------------------------------------------------------------
+    # -- the protocol ---------------------------------------------------------------------------------------
 
     def chunks(self, reply: Reply, model: str) -> list[dict[str, Any]]:
         """A reply as the stream of chat.completion.chunk objects a server sends."""
@@ -108,7 +108,13 @@ class FakeOpenAI:
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
             choice = {"index": 0, "delta": delta, "finish_reason": finish}
-            return {"id": ident, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [choice]}
+            return {
+                "id": ident,
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": model,
+                "choices": [choice],
+            }
 
         size = self.chunk_chars
         out = [chunk({"role": "assistant", "content": ""})]
@@ -118,7 +124,11 @@ class FakeOpenAI:
             opening = {"index": index, "id": f"call_{next(self._ids)}", "type": "function"}
             out.append(chunk({"tool_calls": [{**opening, "function": {"name": name, "arguments": ""}}]}))
             for i in range(0, len(text), size * 4):
-                out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": text[i : i + size * 4]}}]}))
+                out.append(
+                    chunk(
+                        {"tool_calls": [{"index": index, "function": {"arguments": text[i : i + size * 4]}}]}
+                    )
+                )
         out.append(chunk({}, reply.finish_reason))
         return out
 
@@ -162,7 +172,9 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if reply.hold:
                 time.sleep(reply.hold)
             if reply.status != 200:
-                self._send(reply.status, {"error": {"message": reply.error, "type": "api_error", "code": None}})
+                self._send(
+                    reply.status, {"error": {"message": reply.error, "type": "api_error", "code": None}}
+                )
             elif body.get("stream"):
                 self._stream(fake.chunks(reply, body.get("model", "fake")), reply.cut_after)
             else:

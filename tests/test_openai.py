@@ -4,7 +4,6 @@ the real index; tool calling and passages in the prompt, the model's markers, fa
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 
@@ -25,6 +24,7 @@ from app.assistant.openai.answerer import LOOPING_MESSAGE, MALFORMED_MESSAGE
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL
 from app.config import ConfigError, load_settings
 from tests.fake_openai import Reply
+from tests.test_cli import closed_port
 
 RAG = "Retrieval-Augmented Generation in Practice"
 CHUNKING = f"{RAG} – Lesson 2: Chunking Documents"
@@ -65,7 +65,7 @@ def search_chunking(fake_openai) -> None:
     fake_openai.enqueue_tool_calls((SEARCH_TOOL, {"query": "sentence-aware chunking", "course_name": "RAG"}))
 
 
-# -- with tool calling ----------------------------------------------------------------------------------------
+# -- with tool calling ---------------------------------------------------------------------------------------
 
 
 def test_a_direct_answer_sends_system_question_and_function_tools(assistant, fake_openai):
@@ -86,7 +86,9 @@ def test_a_direct_answer_sends_system_question_and_function_tools(assistant, fak
     assert "tool_choice" not in request
 
 
-def test_a_tool_round_sends_numbered_passages_and_a_supported_marker_becomes_a_citation(assistant, fake_openai):
+def test_a_tool_round_sends_numbered_passages_and_a_supported_marker_becomes_a_citation(
+    assistant, fake_openai
+):
     search_chunking(fake_openai)
     fake_openai.enqueue_text(f"{CHUNKING_CLAIM} [1]. That is all.")
 
@@ -99,7 +101,10 @@ def test_a_tool_round_sends_numbered_passages_and_a_supported_marker_becomes_a_c
     second = fake_openai.requests[1]
     [call] = second["messages"][-2]["tool_calls"]
     assert call["function"]["name"] == SEARCH_TOOL
-    assert json.loads(call["function"]["arguments"]) == {"query": "sentence-aware chunking", "course_name": "RAG"}
+    assert json.loads(call["function"]["arguments"]) == {
+        "query": "sentence-aware chunking",
+        "course_name": "RAG",
+    }
     [result] = tool_messages(second)
     assert result["tool_call_id"] == call["id"]
     assert result["content"].startswith(f"[1] {CHUNKING}\n")
@@ -169,7 +174,9 @@ def test_passages_are_numbered_on_across_rounds_and_markers_cite_either_round(ma
 
 
 def test_the_last_round_forbids_tools_and_a_model_that_keeps_calling_them_falls_back(make_app, fake_openai):
-    app = make_app(MODEL_PROVIDER="openai", OPENAI_BASE_URL=fake_openai.url, OPENAI_MODEL="m", MAX_TOOL_ROUNDS=1)
+    app = make_app(
+        MODEL_PROVIDER="openai", OPENAI_BASE_URL=fake_openai.url, OPENAI_MODEL="m", MAX_TOOL_ROUNDS=1
+    )
     search_chunking(fake_openai)
     search_chunking(fake_openai)
 
@@ -217,7 +224,9 @@ def test_without_tools_one_search_puts_numbered_passages_in_the_prompt(make_app,
 
 def test_without_tools_a_follow_up_is_searched_in_the_conversation_s_context(make_app, fake_openai):
     app = passages_app(make_app, fake_openai)
-    history = [Exchange(question="How does sentence-aware chunking work?", answer="It packs whole sentences.")]
+    history = [
+        Exchange(question="How does sentence-aware chunking work?", answer="It packs whole sentences.")
+    ]
 
     assistant_of(app).answer("And what else does it do?", history)
 
@@ -269,8 +278,14 @@ def assert_fallback(answer, name: str, message: str) -> None:
         (Reply(status=404, error="model 'llama-test' not found"), NO_MODEL_MESSAGE),
         (Reply(status=429, error="slow down"), RATE_LIMITED_MESSAGE),
         (Reply(status=422, error="validation"), BAD_REQUEST_MESSAGE),
-        (Reply(text="Sentence-aware chunking packs whole", finish_reason="stop", cut_after=5), CUT_SHORT_MESSAGE),
-        (Reply(tool_calls=[(SEARCH_TOOL, '{"query": "chunk')], finish_reason="tool_calls"), MALFORMED_MESSAGE),
+        (
+            Reply(text="Sentence-aware chunking packs whole", finish_reason="stop", cut_after=5),
+            CUT_SHORT_MESSAGE,
+        ),
+        (
+            Reply(tool_calls=[(SEARCH_TOOL, '{"query": "chunk')], finish_reason="tool_calls"),
+            MALFORMED_MESSAGE,
+        ),
         (Reply(tool_calls=[(SEARCH_TOOL, '["chunking"]')], finish_reason="tool_calls"), MALFORMED_MESSAGE),
     ],
     ids=["500", "503", "401", "404", "429", "422", "cut-short", "bad-json", "not-an-object"],
@@ -287,14 +302,9 @@ def test_a_model_slower_than_the_timeout_falls_back(make_app, fake_openai):
     app = passages_app(make_app, fake_openai, OPENAI_TIMEOUT=0.5)
     fake_openai.enqueue(Reply(text="late", finish_reason="stop", hold=2))
 
-    assert_fallback(assistant_of(app).answer("What is sentence-aware chunking?", []), "small-local", TIMEOUT_MESSAGE)
-
-
-def closed_port() -> int:
-    """A loopback port with nothing listening."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    assert_fallback(
+        assistant_of(app).answer("What is sentence-aware chunking?", []), "small-local", TIMEOUT_MESSAGE
+    )
 
 
 def test_a_refused_connection_falls_back_and_names_the_model_as_the_operator_does(make_app):
