@@ -120,12 +120,8 @@ def fake_claude():
     """A scripted Messages API on 127.0.0.1 that the real anthropic SDK talks to."""
     from tests.fake_claude import FakeClaude
 
-    server = FakeClaude()
-    server.start()
-    try:
+    with FakeClaude() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
@@ -150,12 +146,8 @@ def fake_openai():
     """A scripted OpenAI-compatible chat completions API on 127.0.0.1 that the real openai SDK talks to."""
     from tests.fake_openai import FakeOpenAI
 
-    server = FakeOpenAI()
-    server.start()
-    try:
+    with FakeOpenAI() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -13,8 +13,10 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.loopback import JsonHandler, LoopbackServer
 
 DEFAULT_TEXT = "ok"
 
@@ -31,12 +33,16 @@ class Reply:
     error: str = ""
     hold: float = 0.0  # seconds before answering (a slow server)
     cut_after: int | None = None  # streamed: close the connection after this many chunks
+    pace: float = 0.0  # streamed: seconds between chunks
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """A chat completions server answering from a queue of scripted replies, recording every request."""
 
+    name = "fake-openai"
+
     def __init__(self, chunk_chars: int = 3):
+        super().__init__()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         # Text and arguments stream in pieces this long, so markers and JSON arrive split.
@@ -44,30 +50,17 @@ class FakeOpenAI:
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        # Set when a streaming client closed its connection before the reply was complete.
+        self.disconnected = threading.Event()
 
-    def start(self) -> FakeOpenAI:
-        """Listen on a free loopback port in a background thread."""
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Shut the server down."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._thread.join()
-            self._server = None
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        """Serve this script."""
+        return _handler_for(self)
 
     @property
     def url(self) -> str:
         """The base URL to hand the SDK (`OPENAI_BASE_URL`), ending in /v1 as Ollama's and vLLM's do."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.origin}/v1"
 
     # -- scripting -------------------------------------------------------------------------------------------
 
@@ -158,7 +151,7 @@ class FakeOpenAI:
 def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
     """A request handler class bound to one FakeOpenAI."""
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JsonHandler):
         """Serve POST /v1/chat/completions from the script; anything else is a 404 error."""
 
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
@@ -176,11 +169,11 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                     reply.status, {"error": {"message": reply.error, "type": "api_error", "code": None}}
                 )
             elif body.get("stream"):
-                self._stream(fake.chunks(reply, body.get("model", "fake")), reply.cut_after)
+                self._stream(fake.chunks(reply, body.get("model", "fake")), reply)
             else:
                 self._send(200, fake.completion(reply, body.get("model", "fake")))
 
-        def _stream(self, chunks: list[dict[str, Any]], cut_after: int | None) -> None:
+        def _stream(self, chunks: list[dict[str, Any]], reply: Reply) -> None:
             """Send chunks as SSE, then [DONE]; a cut stream stops early with neither."""
             try:
                 self.send_response(200)
@@ -188,29 +181,15 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self.send_header("connection", "close")
                 self.end_headers()
                 for number, chunk in enumerate(chunks):
-                    if number == cut_after:
+                    if number == reply.cut_after:
                         return
+                    time.sleep(reply.pace)
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
                 self.wfile.write(b"data: [DONE]\n\n")
             except (BrokenPipeError, ConnectionResetError):
-                pass
+                fake.disconnected.set()
             finally:
                 self.close_connection = True
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            """Write a JSON response; a client that already gave up (timeout) is not an error."""
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            """Keep test output quiet."""
 
     return Handler

@@ -199,6 +199,16 @@ def test_earlier_answers_go_back_without_their_markers(assistant, fake_openai):
     ]
 
 
+def test_closing_the_stream_early_closes_the_connection_to_the_model(assistant, fake_openai):
+    fake_openai.enqueue(Reply(text="A long answer, word by word. " * 40, finish_reason="stop", pace=0.02))
+
+    events = assistant.stream("Tell me everything", [])
+    next(event for event in events if isinstance(event, TextEvent))  # the answer has begun
+    events.close()
+
+    assert fake_openai.disconnected.wait(5)
+
+
 # -- without tool calling ----------------------------------------------------------------------------------
 
 
