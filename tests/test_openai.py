@@ -258,6 +258,18 @@ def test_auto_detects_a_model_without_tool_calling_from_its_error_and_remembers(
     assert without["messages"][-1]["content"].startswith("Course passages:")
 
 
+def test_a_refusal_after_a_tool_round_is_an_error_not_a_model_without_tools(make_app, fake_openai):
+    app = passages_app(make_app, fake_openai, OPENAI_TOOLS="auto")
+    search_chunking(fake_openai)
+    fake_openai.enqueue_error(400, "unknown tool_call_id")
+
+    answer = assistant_of(app).answer("What is sentence-aware chunking?", [])
+    assistant_of(app).answer("And overlap?", [])
+
+    assert_fallback(answer, "small-local", BAD_REQUEST_MESSAGE)
+    assert "tools" in fake_openai.requests[-1], "tool calling stays on"
+
+
 def test_a_refusal_of_tools_is_an_error_when_tool_calling_is_on(make_app, fake_openai):
     app = passages_app(make_app, fake_openai, OPENAI_TOOLS="on")
     fake_openai.enqueue_error(400, "this model does not support tools")

@@ -86,7 +86,12 @@ class OpenAIAnswerer:
         while True:
             last = rounds >= self.settings.max_tool_rounds
             params = self._params(messages, tools=True, tool_choice="none" if last else None)
-            turn = yield from streamed_turn(self.client, params, usage, separate=any(texts))
+            try:
+                turn = yield from streamed_turn(self.client, params, usage, separate=any(texts))
+            except ToolsRefused as exc:
+                if rounds:  # tools worked a round ago: this refusal is about something else
+                    raise ModelUnavailable(exc.message, detail=exc.detail) from exc
+                raise
             texts.append(turn.text)
             if not turn.tool_calls:
                 break
