@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from app.assistant.base import DoneEvent, Exchange, StatusEvent, TextEvent
+from app.assistant.extractive.render import SEARCH_NOTE
 from app.assistant.model_messages import (
     BAD_REQUEST_MESSAGE,
     CUT_SHORT_MESSAGE,
@@ -287,6 +288,7 @@ def assert_fallback(answer, name: str, message: str) -> None:
     """The answer says the model failed with `message`, then answers extractively, with its sources."""
     note = f"> **{name} could not answer.** {message} Here is what the course materials say instead."
     assert answer.markdown.startswith(note + "\n\n"), answer.markdown[:300]
+    assert SEARCH_NOTE not in answer.markdown, "a model is configured: that note would be wrong"
     assert answer.mode == "extractive" and answer.model_error == message
     assert answer.sources, "the extractive answer quotes the courses"
 

@@ -6,9 +6,18 @@ import logging
 from collections.abc import Callable, Iterator
 
 from app.assistant.base import Answerer, AnswerEvent, DoneEvent, Exchange, TextEvent
+from app.assistant.extractive.render import OUTLINE_NOTE, SEARCH_NOTE
 from app.errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
+
+
+def without_mode_note(markdown: str) -> str:
+    """An extractive answer without its "no language model is configured" line: here one is, and failed."""
+    for note in (SEARCH_NOTE, OUTLINE_NOTE):
+        if markdown.startswith(note):
+            return markdown[len(note) :].lstrip()
+    return markdown
 
 
 def fallback_note(model_name: str, error: ModelUnavailable) -> str:
@@ -48,7 +57,7 @@ class FallbackAnswerer:
         yield TextEvent(f"\n\n{note}\n\n" if streamed else f"{note}\n\n")
         for event in self.fallback().stream(question, history):
             if isinstance(event, DoneEvent):
-                markdown = f"{note}\n\n{event.answer.markdown}"
+                markdown = f"{note}\n\n{without_mode_note(event.answer.markdown)}"
                 update = {"markdown": markdown, "model_error": error.message}
                 event = DoneEvent(event.answer.model_copy(update=update))
             yield event
