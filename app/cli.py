@@ -192,7 +192,8 @@ def ask_command(question: str) -> None:
     if assistant.mode == "claude":
         click.echo(f"Mode: Claude ({assistant.model})", err=True)
     elif assistant.mode == "openai":
-        click.echo(f"Mode: OpenAI-compatible ({assistant.settings.model_name})", err=True)
+        where = assistant.settings.openai_base_url or "OpenAI"
+        click.echo(f"Mode: OpenAI-compatible ({assistant.model} at {where})", err=True)
     else:
         click.echo("Mode: extractive (no ANTHROPIC_API_KEY set)", err=True)
     try:

@@ -107,7 +107,7 @@ def test_the_cli_answers_with_the_model_and_lists_the_cited_source(model_app, fa
     result = model_app.test_cli_runner().invoke(args=["ask", QUESTION])
 
     assert result.exit_code == 0, result.output
-    assert result.stderr.strip() == f"Mode: OpenAI-compatible ({NAME})"
+    assert result.stderr.strip() == f"Mode: OpenAI-compatible (llama3.1:8b at {fake_openai.url})"
     assert result.stdout.startswith(f"{CLAIM}[^1].")
     assert f"[1] {CHUNKING}" in result.stdout
 
