@@ -1,5 +1,5 @@
 """An OpenAI-compatible model end to end: the real openai SDK over HTTP to a fake chat completions server,
-the real index; tool calling and passages in the prompt, the model's markers, failures and the fallback."""
+the real index; tool calling, passages in the prompt and the model's markers (failures: another file)."""
 
 from __future__ import annotations
 
@@ -10,22 +10,14 @@ import sys
 import pytest
 
 from app.assistant.base import DoneEvent, Exchange, StatusEvent, TextEvent
-from app.assistant.extractive.render import SEARCH_NOTE
 from app.assistant.model_messages import (
-    BAD_REQUEST_MESSAGE,
-    CUT_SHORT_MESSAGE,
-    KEY_REFUSED_MESSAGE,
-    NO_MODEL_MESSAGE,
-    RATE_LIMITED_MESSAGE,
-    SERVER_ERROR_MESSAGE,
-    TIMEOUT_MESSAGE,
-    UNREACHABLE_MESSAGE,
+    EMPTY_ANSWER,
+    REFUSED_ANSWER,
+    TRUNCATED_NOTE,
 )
-from app.assistant.openai.answerer import LOOPING_MESSAGE, MALFORMED_MESSAGE
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL
 from app.config import ConfigError, load_settings
 from tests.fake_openai import Reply
-from tests.test_cli import closed_port
 
 RAG = "Retrieval-Augmented Generation in Practice"
 CHUNKING = f"{RAG} – Lesson 2: Chunking Documents"
@@ -174,17 +166,24 @@ def test_passages_are_numbered_on_across_rounds_and_markers_cite_either_round(ma
     assert [source.course_title for source in answer.sources] == [RAG, "Python Testing with Pytest"]
 
 
-def test_the_last_round_forbids_tools_and_a_model_that_keeps_calling_them_falls_back(make_app, fake_openai):
-    app = make_app(
-        MODEL_PROVIDER="openai", OPENAI_BASE_URL=fake_openai.url, OPENAI_MODEL="m", MAX_TOOL_ROUNDS=1
-    )
-    search_chunking(fake_openai)
-    search_chunking(fake_openai)
+@pytest.mark.parametrize(
+    ("text", "finish", "expected"),
+    [
+        ("Chunks keep whole", "length", "Chunks keep whole" + TRUNCATED_NOTE),
+        ("", "content_filter", REFUSED_ANSWER),
+        ("", "stop", EMPTY_ANSWER),
+    ],
+)
+def test_a_cut_refused_or_empty_reply_ends_as_claude_mode_ends_it(
+    assistant, fake_openai, text, finish, expected
+):
+    fake_openai.enqueue_text(text, finish_reason=finish)
 
-    answer = assistant_of(app).answer("What is sentence-aware chunking?", [])
+    events = list(assistant.stream("What is chunking?", []))
 
-    assert fake_openai.requests[1]["tool_choice"] == "none"
-    assert_fallback(answer, "m", LOOPING_MESSAGE)
+    assert events[-1].answer.markdown == expected
+    streamed = "".join(event.text for event in events if isinstance(event, TextEvent))
+    assert streamed == (expected if text else "")
 
 
 def test_earlier_answers_go_back_without_their_markers(assistant, fake_openai):
@@ -257,102 +256,6 @@ def test_auto_detects_a_model_without_tool_calling_from_its_error_and_remembers(
     with_tools, without, later = fake_openai.requests
     assert "tools" in with_tools and "tools" not in without and "tools" not in later
     assert without["messages"][-1]["content"].startswith("Course passages:")
-
-
-def test_a_refusal_after_a_tool_round_is_an_error_not_a_model_without_tools(make_app, fake_openai):
-    app = passages_app(make_app, fake_openai, OPENAI_TOOLS="auto")
-    search_chunking(fake_openai)
-    fake_openai.enqueue_error(400, "unknown tool_call_id")
-
-    answer = assistant_of(app).answer("What is sentence-aware chunking?", [])
-    assistant_of(app).answer("And overlap?", [])
-
-    assert_fallback(answer, "small-local", BAD_REQUEST_MESSAGE)
-    assert "tools" in fake_openai.requests[-1], "tool calling stays on"
-
-
-def test_a_refusal_of_tools_is_an_error_when_tool_calling_is_on(make_app, fake_openai):
-    app = passages_app(make_app, fake_openai, OPENAI_TOOLS="on")
-    fake_openai.enqueue_error(400, "this model does not support tools")
-
-    answer = assistant_of(app).answer("What is sentence-aware chunking?", [])
-
-    assert_fallback(answer, "small-local", BAD_REQUEST_MESSAGE)
-    assert len(fake_openai.requests) == 1
-
-
-# -- failures: Claude mode's messages, and the extractive answer in place of the model's --------------------
-
-
-def assert_fallback(answer, name: str, message: str) -> None:
-    """The answer says the model failed with `message`, then answers extractively, with its sources."""
-    note = f"> **{name} could not answer.** {message} Here is what the course materials say instead."
-    assert answer.markdown.startswith(note + "\n\n"), answer.markdown[:300]
-    assert SEARCH_NOTE not in answer.markdown, "a model is configured: that note would be wrong"
-    assert answer.mode == "extractive" and answer.model_error == message
-    assert answer.sources, "the extractive answer quotes the courses"
-
-
-@pytest.mark.parametrize(
-    ("reply", "message"),
-    [
-        (Reply(status=500, error="boom"), SERVER_ERROR_MESSAGE),
-        (Reply(status=503, error="loading model"), SERVER_ERROR_MESSAGE),
-        (Reply(status=401, error="bad key"), KEY_REFUSED_MESSAGE),
-        (Reply(status=404, error="model 'llama-test' not found"), NO_MODEL_MESSAGE),
-        (Reply(status=429, error="slow down"), RATE_LIMITED_MESSAGE),
-        (Reply(status=422, error="validation"), BAD_REQUEST_MESSAGE),
-        (
-            Reply(text="Sentence-aware chunking packs whole", finish_reason="stop", cut_after=5),
-            CUT_SHORT_MESSAGE,
-        ),
-        (
-            Reply(tool_calls=[(SEARCH_TOOL, '{"query": "chunk')], finish_reason="tool_calls"),
-            MALFORMED_MESSAGE,
-        ),
-        (Reply(tool_calls=[(SEARCH_TOOL, '["chunking"]')], finish_reason="tool_calls"), MALFORMED_MESSAGE),
-    ],
-    ids=["500", "503", "401", "404", "429", "422", "cut-short", "bad-json", "not-an-object"],
-)
-def test_each_model_failure_says_why_and_answers_extractively(assistant, fake_openai, reply, message):
-    fake_openai.enqueue(reply)
-
-    answer = assistant.answer("What is sentence-aware chunking?", [])
-
-    assert_fallback(answer, "llama-test", message)
-
-
-def test_a_model_slower_than_the_timeout_falls_back(make_app, fake_openai):
-    app = passages_app(make_app, fake_openai, OPENAI_TIMEOUT=0.5)
-    fake_openai.enqueue(Reply(text="late", finish_reason="stop", hold=2))
-
-    assert_fallback(
-        assistant_of(app).answer("What is sentence-aware chunking?", []), "small-local", TIMEOUT_MESSAGE
-    )
-
-
-def test_a_refused_connection_falls_back_and_names_the_model_as_the_operator_does(make_app):
-    app = make_app(
-        MODEL_PROVIDER="openai",
-        OPENAI_BASE_URL=f"http://127.0.0.1:{closed_port()}/v1",
-        OPENAI_MODEL="llama3.1:8b",
-        MODEL_DISPLAY_NAME="Our school's Llama",
-        OPENAI_MAX_RETRIES=0,
-    )
-
-    answer = assistant_of(app).answer("What is sentence-aware chunking?", [])
-
-    assert_fallback(answer, "Our school's Llama", UNREACHABLE_MESSAGE)
-
-
-def test_text_streamed_before_a_failure_is_not_in_the_fallback_answer(assistant, fake_openai):
-    fake_openai.enqueue(Reply(text="Half an answer that never", finish_reason="stop", cut_after=6))
-
-    events = list(assistant.stream("What is sentence-aware chunking?", []))
-
-    streamed = "".join(event.text for event in events if isinstance(event, TextEvent))
-    assert streamed.startswith("Half an ans") and CUT_SHORT_MESSAGE in streamed
-    assert "Half" not in events[-1].answer.markdown
 
 
 # -- settings and imports ------------------------------------------------------------------------------------

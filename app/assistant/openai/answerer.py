@@ -11,7 +11,7 @@ from typing import Any
 
 import openai
 
-from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange, StatusEvent
+from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange, StatusEvent, TextEvent
 from app.assistant.history import history_turns
 from app.assistant.model_messages import EMPTY_ANSWER, REFUSED_ANSWER, TRUNCATED_NOTE
 from app.assistant.openai.markers import ModelCitations
@@ -106,7 +106,7 @@ class OpenAIAnswerer:
                 content = self._run_tool(call.name, arguments, given)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
             rounds += 1
-        yield self._done("\n\n".join(text for text in texts if text.strip()), turn, given, rounds, usage)
+        yield from self._done("\n\n".join(text for text in texts if text.strip()), turn, given, rounds, usage)
 
     def _with_passages(
         self, question: str, history: list[Exchange], usage: Counter[str]
@@ -120,7 +120,7 @@ class OpenAIAnswerer:
             {"role": "user", "content": question_with_passages(question, passages)},
         ]
         turn = yield from streamed_turn(self.client, self._params(messages), usage, separate=False)
-        yield self._done(turn.text, turn, passages, 0, usage)
+        yield from self._done(turn.text, turn, passages, 0, usage)
 
     def _params(
         self, messages: list[dict[str, Any]], tools: bool = False, tool_choice: str | None = None
@@ -147,7 +147,7 @@ class OpenAIAnswerer:
 
     def _done(
         self, text: str, turn: Turn, given: list[Passage], rounds: int, usage: Counter[str]
-    ) -> DoneEvent:
+    ) -> Iterator[AnswerEvent]:
         """The finished answer: markers checked against the passages given, sources only the cited ones."""
         citations = ModelCitations(given)
         markdown = citations.markdown(text)
@@ -155,6 +155,7 @@ class OpenAIAnswerer:
             markdown = REFUSED_ANSWER if turn.finish_reason == "content_filter" else EMPTY_ANSWER
         elif turn.finish_reason == "length":
             markdown += TRUNCATED_NOTE
+            yield TextEvent(TRUNCATED_NOTE)
         answer = Answer(
             markdown=markdown,
             sources=citations.sources,
@@ -163,7 +164,7 @@ class OpenAIAnswerer:
             usage=dict(usage) or None,
             unverified_citations=citations.unverified,
         )
-        return DoneEvent(answer)
+        yield DoneEvent(answer)
 
 
 def search_query(question: str, history: list[Exchange]) -> str:
