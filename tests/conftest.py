@@ -141,6 +141,17 @@ def scorer():
     return SentenceScorer(get_embedder())
 
 
+def openai_config(base_url: str, model: str = "llama-test", **overrides) -> dict:
+    """Settings of an app answering with the OpenAI-compatible `model` at `base_url`, without SDK retries."""
+    return {
+        "MODEL_PROVIDER": "openai",
+        "OPENAI_BASE_URL": base_url,
+        "OPENAI_MODEL": model,
+        "OPENAI_MAX_RETRIES": 0,
+        **overrides,
+    }
+
+
 @pytest.fixture
 def fake_openai():
     """A scripted OpenAI-compatible chat completions API on 127.0.0.1 that the real openai SDK talks to."""
@@ -153,12 +164,6 @@ def fake_openai():
 @pytest.fixture
 def openai_app(make_app, fake_openai):
     """An app answering with an OpenAI-compatible model (tool calling on), pointed at the fake endpoint."""
-    app = make_app(
-        MODEL_PROVIDER="openai",
-        OPENAI_BASE_URL=fake_openai.url,
-        OPENAI_MODEL="llama-test",
-        OPENAI_TOOLS="on",
-        OPENAI_MAX_RETRIES=0,
-    )
+    app = make_app(**openai_config(fake_openai.url, OPENAI_TOOLS="on"))
     app.config["WTF_CSRF_ENABLED"] = False
     return app

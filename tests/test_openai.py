@@ -17,6 +17,7 @@ from app.assistant.model_messages import (
 )
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL
 from app.config import ConfigError, load_settings
+from tests.conftest import openai_config
 from tests.fake_openai import Reply
 
 RAG = "Retrieval-Augmented Generation in Practice"
@@ -37,15 +38,7 @@ def assistant(openai_app):
 
 def passages_app(make_app, fake_openai, **settings):
     """An app whose model has no tool calling (OPENAI_TOOLS=off unless said otherwise)."""
-    overrides = {
-        "MODEL_PROVIDER": "openai",
-        "OPENAI_BASE_URL": fake_openai.url,
-        "OPENAI_MODEL": "small-local",
-        "OPENAI_TOOLS": "off",
-        "OPENAI_MAX_RETRIES": 0,
-        **settings,
-    }
-    return make_app(**overrides)
+    return make_app(**openai_config(fake_openai.url, "small-local", **{"OPENAI_TOOLS": "off", **settings}))
 
 
 def tool_messages(request: dict) -> list[dict]:
@@ -142,9 +135,7 @@ def test_no_marker_means_no_sources_even_after_a_search(assistant, fake_openai):
 
 
 def test_passages_are_numbered_on_across_rounds_and_markers_cite_either_round(make_app, fake_openai):
-    app = make_app(
-        MODEL_PROVIDER="openai", OPENAI_BASE_URL=fake_openai.url, OPENAI_MODEL="m", MAX_TOOL_ROUNDS=3
-    )
+    app = make_app(**openai_config(fake_openai.url, "m", MAX_TOOL_ROUNDS=3))
     search_chunking(fake_openai)
     fake_openai.enqueue_tool_calls((SEARCH_TOOL, {"query": "fixture scope", "course_name": "pytest"}))
     fake_openai.enqueue_text("PLACEHOLDER")

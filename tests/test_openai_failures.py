@@ -19,6 +19,7 @@ from app.assistant.model_messages import (
 )
 from app.assistant.openai.answerer import LOOPING_MESSAGE, MALFORMED_MESSAGE
 from app.assistant.tools import SEARCH_TOOL
+from tests.conftest import openai_config
 from tests.fake_openai import Reply
 from tests.test_cli import closed_port
 from tests.test_openai import assistant_of, passages_app, search_chunking
@@ -78,13 +79,8 @@ def test_a_model_slower_than_the_timeout_falls_back(make_app, fake_openai):
 
 
 def test_a_refused_connection_falls_back_and_names_the_model_as_the_operator_does(make_app):
-    app = make_app(
-        MODEL_PROVIDER="openai",
-        OPENAI_BASE_URL=f"http://127.0.0.1:{closed_port()}/v1",
-        OPENAI_MODEL="llama3.1:8b",
-        MODEL_DISPLAY_NAME="Our school's Llama",
-        OPENAI_MAX_RETRIES=0,
-    )
+    unreachable = f"http://127.0.0.1:{closed_port()}/v1"
+    app = make_app(**openai_config(unreachable, MODEL_DISPLAY_NAME="Our school's Llama"))
 
     answer = assistant_of(app).answer("What is sentence-aware chunking?", [])
 
@@ -102,9 +98,7 @@ def test_text_streamed_before_a_failure_is_not_in_the_fallback_answer(assistant,
 
 
 def test_the_last_round_forbids_tools_and_a_model_that_keeps_calling_them_falls_back(make_app, fake_openai):
-    app = make_app(
-        MODEL_PROVIDER="openai", OPENAI_BASE_URL=fake_openai.url, OPENAI_MODEL="m", MAX_TOOL_ROUNDS=1
-    )
+    app = make_app(**openai_config(fake_openai.url, "m", MAX_TOOL_ROUNDS=1))
     search_chunking(fake_openai)
     search_chunking(fake_openai)
 

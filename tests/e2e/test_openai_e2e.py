@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import openai_config
 from tests.e2e.conftest import serve
 from tests.e2e.test_chat_e2e import ask, check_answer_and_sources, csp_violations, shot
 from tests.fake_openai import Reply
@@ -18,13 +19,7 @@ NAME = "Campus Llama"
 @pytest.fixture
 def model_server(make_app, fake_openai):
     """The app answering with the fake OpenAI-compatible model, CSRF on, served on 127.0.0.1."""
-    app = make_app(
-        MODEL_PROVIDER="openai",
-        OPENAI_BASE_URL=fake_openai.url,
-        OPENAI_MODEL="llama3.1:8b",
-        OPENAI_MAX_RETRIES=0,
-        MODEL_DISPLAY_NAME=NAME,
-    )
+    app = make_app(**openai_config(fake_openai.url, MODEL_DISPLAY_NAME=NAME))
     with serve(app) as base:
         yield base
 

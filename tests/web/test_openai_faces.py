@@ -8,6 +8,7 @@ import json
 import pytest
 
 from app.assistant.model_messages import SERVER_ERROR_MESSAGE, UNREACHABLE_MESSAGE
+from tests.conftest import openai_config
 from tests.fake_openai import Reply
 from tests.test_cli import closed_port
 from tests.web.support import SEARCH_TOOL, ask_streamed, asked_plain, page_url, sse_events
@@ -23,14 +24,9 @@ NAME = "Campus Llama"
 @pytest.fixture(params=["tools", "passages"])
 def model_app(request, make_app, fake_openai):
     """An app answering with the fake model, through tool calls or with the passages in the prompt."""
-    app = make_app(
-        MODEL_PROVIDER="openai",
-        OPENAI_BASE_URL=fake_openai.url,
-        OPENAI_MODEL="llama3.1:8b",
-        OPENAI_TOOLS="on" if request.param == "tools" else "off",
-        OPENAI_MAX_RETRIES=0,
-        MODEL_DISPLAY_NAME=NAME,
-    )
+    tools = "on" if request.param == "tools" else "off"
+    settings = openai_config(fake_openai.url, "llama3.1:8b", OPENAI_TOOLS=tools, MODEL_DISPLAY_NAME=NAME)
+    app = make_app(**settings)
     app.config["WTF_CSRF_ENABLED"] = False
     app.tool_calling = request.param == "tools"
     return app
@@ -124,13 +120,7 @@ def note(message: str) -> str:
 def failing_app(make_app, fake_openai):
     """An app whose model fails with a 500 on every call."""
     fake_openai.enqueue(Reply(status=500, error="CUDA out of memory on gpu-7"), times=10)
-    app = make_app(
-        MODEL_PROVIDER="openai",
-        OPENAI_BASE_URL=fake_openai.url,
-        OPENAI_MODEL="m",
-        OPENAI_MAX_RETRIES=0,
-        MODEL_DISPLAY_NAME=NAME,
-    )
+    app = make_app(**openai_config(fake_openai.url, "m", MODEL_DISPLAY_NAME=NAME))
     app.config["WTF_CSRF_ENABLED"] = False
     return app
 
@@ -160,9 +150,7 @@ def test_a_failing_model_gives_the_api_the_extractive_answer_and_the_message(fai
 
 def test_the_cli_says_the_model_failed_and_answers_extractively(make_app):
     unreachable = f"http://127.0.0.1:{closed_port()}/v1"
-    app = make_app(
-        MODEL_PROVIDER="openai", OPENAI_BASE_URL=unreachable, OPENAI_MODEL="m", OPENAI_MAX_RETRIES=0
-    )
+    app = make_app(**openai_config(unreachable, "m"))
 
     result = app.test_cli_runner().invoke(args=["ask", QUESTION])
 
