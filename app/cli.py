@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 def register_cli(app: Flask) -> None:
-    """Add the `index`, `search`, `ask`, `db`, `eval` and `mcp` commands to the app's `flask` command group."""
+    """Add the `index`, `search`, `ask`, `db`, `eval` and `mcp` commands to the `flask` command group."""
     app.cli.add_command(index_command)
     app.cli.add_command(search_command)
     app.cli.add_command(ask_command)

@@ -14,7 +14,11 @@ DEFAULT_PORT = 8001
 @click.option("--http", "over_http", is_flag=True, help="Serve streamable HTTP at /mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on (--http).")
 @click.option(
-    "--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True, help="The port (--http)."
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="The port (--http).",
 )
 def mcp_command(over_http: bool, host: str, port: int) -> None:
     """Offer the course library to MCP clients: search, outlines, the course list and each lesson's text."""

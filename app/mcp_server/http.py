@@ -1,10 +1,10 @@
 """The MCP server over streamable HTTP: an ASGI app at /mcp, in its own process beside gunicorn.
 
-The SDK's HTTP transport is ASGI (Starlette, with a lifespan that runs the session manager), while the web
-app is WSGI under gunicorn's sync workers. Rather than bridge one into the other (a worker thread held per
-open stream, and a lifespan WSGI never runs), the server runs as its own uvicorn process, `flask mcp
---http`, on the same settings, index and database; a reverse proxy sends /mcp to it. It is stateless with
-JSON responses (no server-held sessions), so several such processes can stand behind one proxy.
+The SDK's HTTP transport is ASGI (Starlette, with a lifespan that runs its session manager), while the web
+app is WSGI under gunicorn. Rather than bridge one into the other (a lifespan that WSGI never runs, an event
+loop inside threaded workers, the SDK's memory in every worker), the server runs as its own uvicorn process,
+`flask mcp --http`, on the same settings, index and database; a reverse proxy sends /mcp to it. It is
+stateless with JSON responses (no server-held sessions), so several such processes can stand behind a proxy.
 """
 
 from __future__ import annotations

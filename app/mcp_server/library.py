@@ -99,6 +99,8 @@ class CourseLibrary:
                 return None
 
     def warm_up(self) -> None:
-        """Load the embedding model in the background, so the first search pays no start-up cost."""
+        """Load the model and open the index before serving: the first search pays no start-up cost, and no
+        search runs beside the index's first load (which would rank by meaning alone while it loads)."""
+        log.info("Loading the embedding model and the course index")
         with self.app.app_context():
-            self.services.start_warm_up()
+            self.services.warm_up()

@@ -50,7 +50,7 @@ class LibraryServer(MCPServer):
                 name=lesson.uri,
                 title=lesson.title,
                 description=f"The text of this lesson of {lesson.course_title}.",
-                mimeType="text/plain",
+                mime_type="text/plain",
             )
             for lesson in lessons
         ]
@@ -59,7 +59,7 @@ class LibraryServer(MCPServer):
 def build_server(
     library: CourseLibrary, token_verifier: TokenVerifier | None = None, auth: AuthSettings | None = None
 ) -> LibraryServer:
-    """The server with its tools and the lesson resource; with a verifier, every HTTP request needs a token."""
+    """The server: its tools and the lesson resource; with a verifier, every HTTP request needs a token."""
     server = LibraryServer(
         library,
         name=SERVER_NAME,
@@ -73,7 +73,7 @@ def build_server(
     def search_course_content(
         query: Annotated[str, Field(description="What to look for: the topic or the question itself.")],
         course: Annotated[str | None, Field(description="Only this course: its title or part of it.")] = None,
-        lesson: Annotated[int | None, Field(ge=0, description="Only this lesson number (0: the intro).")] = None,
+        lesson: Annotated[int | None, Field(ge=0, description="Only this lesson number.")] = None,
     ) -> dict[str, Any]:
         return _tool_call(lambda: library.search(query, course, lesson))
 

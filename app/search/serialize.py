@@ -1,4 +1,4 @@
-"""The JSON shapes of search results and courses, shared by the API, `flask search --json` and the MCP server."""
+"""The JSON shapes of search results and courses: the API's, `flask search --json`'s, the MCP server's."""
 
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ def outline_json(outline: Outline) -> dict[str, Any]:
         "link": safe_url(outline.link),
         "instructor": outline.instructor,
         "lessons": [
-            {**lesson.model_dump(exclude_none=True), "link": safe_url(lesson.link)} for lesson in outline.lessons
+            {**lesson.model_dump(exclude_none=True), "link": safe_url(lesson.link)}
+            for lesson in outline.lessons
         ],
     }
 

@@ -1,4 +1,4 @@
-"""The tables: conversations, exchanges, pending questions, feedback, the question log, eval cases, MCP tokens."""
+"""The tables: conversations, exchanges, pending questions, feedback, question log, eval cases, MCP tokens."""
 
 from __future__ import annotations
 
