@@ -4,6 +4,8 @@ their reason, a lesson whose file changed is not served, and the per-token limit
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from typing import Any
 
 import httpx2
@@ -13,7 +15,8 @@ from mcp import Client, MCPError
 from app.mcp_server.access import TokenRateLimit
 from app.mcp_server.library import CourseLibrary
 from app.mcp_server.server import build_server
-from tests.servers import free_port
+from tests.conftest import ROOT
+from tests.servers import flask_command, free_port
 
 RAG_LESSON = "course://retrieval-augmented-generation-in-practice/lessons/1"
 
@@ -103,3 +106,27 @@ def test_the_per_token_limit_holds_in_memory_while_its_store_is_down():
     assert asyncio.run(statuses("camcp_first", 3)) == [200, 200, 429]
     assert asyncio.run(statuses("camcp_second", 1)) == [200]
     assert asyncio.run(statuses(None, 3)) == [200, 200, 200], "no token: left to the bearer check to refuse"
+
+
+def test_the_web_app_never_loads_the_sdk(tmp_path):
+    # The SDK (Starlette, uvicorn) belongs to `flask mcp` alone: a web worker's memory does not carry it.
+    script = (
+        "import sys; from app import create_app; "
+        f"app = create_app({{'INSTANCE_PATH': {str(tmp_path)!r}, 'DOCS_DIR': {str(tmp_path)!r}}}); "
+        "app.test_client().get('/healthz'); "
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('mcp', 'starlette', 'uvicorn')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_http_will_not_start_on_a_database_without_the_token_table(tmp_path, docs_dir):
+    result = flask_command(tmp_path, docs_dir, "mcp", "--http", "--port", str(free_port()))
+
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "Error: the database is not at the newest schema; run `flask --app wsgi db upgrade`."
+    ]

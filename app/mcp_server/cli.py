@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 from flask import current_app
 from flask.cli import with_appcontext
+
+from app.services import services
+from app.store.soft import describe
 
 DEFAULT_PORT = 8001
 
@@ -25,6 +30,7 @@ def mcp_command(over_http: bool, host: str, port: int) -> None:
     # The SDK (Starlette, uvicorn) loads only for this command, never in a web worker.
     app = current_app._get_current_object()  # type: ignore[attr-defined]  # the app itself, for other threads
     if over_http:
+        _require_current_schema()
         from app.mcp_server.http import serve_http
 
         serve_http(app, host, port)
@@ -35,3 +41,17 @@ def mcp_command(over_http: bool, host: str, port: int) -> None:
     library = CourseLibrary(app)
     library.warm_up()
     build_server(library).run("stdio")
+
+
+def _require_current_schema() -> None:
+    """Exit 1 in one line unless the database holds the token table: every HTTP request reads it."""
+    try:
+        current = services().store.is_current()
+    except Exception as exc:  # any driver error: the database cannot be reached
+        click.echo(f"Error: the database cannot be reached: {describe(exc)}", err=True)
+        sys.exit(1)
+    if not current:
+        click.echo(
+            "Error: the database is not at the newest schema; run `flask --app wsgi db upgrade`.", err=True
+        )
+        sys.exit(1)
