@@ -87,7 +87,13 @@ def build_server(
     def list_courses() -> dict[str, Any]:
         return _tool_call(library.courses)
 
-    @server.resource(LESSON_URI, name="lesson", title="A lesson's text", mime_type="text/plain")
+    @server.resource(
+        LESSON_URI,
+        name="lesson",
+        title="A lesson's text",
+        description="The text of one lesson of a course, as indexed: course://<course id>/lessons/<number>.",
+        mime_type="text/plain",
+    )
     def lesson_text(course: str, lesson: str) -> str:
         if not lesson.isdigit():
             raise ResourceNotFoundError(f"'{lesson}' is not a lesson number.")
