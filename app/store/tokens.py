@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.errors import BadRequest
 from app.store.database import Database
 from app.store.models import LABEL_CHARS, McpToken, now
-from app.store.soft import hard
+from app.store.soft import describe, hard
+
+log = logging.getLogger(__name__)
 
 # Says what a leaked string is (to a person or a secret scanner); the 256 random bits after it are the secret.
 TOKEN_PREFIX = "camcp_"
@@ -104,6 +108,13 @@ class AccessTokens:
             record = _record(row)
         moment = now()
         if record.last_used_at is None or moment - record.last_used_at > TOUCH_INTERVAL:
-            with self.db.writing() as session:
-                session.execute(update(McpToken).where(McpToken.id == record.id).values(last_used_at=moment))
+            self._note_use(record.id, moment)
         return record
+
+    def _note_use(self, token_id: int, moment: datetime) -> None:
+        """Write when a token was last used; a database that takes reads but not writes costs only that."""
+        try:
+            with self.db.writing() as session:
+                session.execute(update(McpToken).where(McpToken.id == token_id).values(last_used_at=moment))
+        except SQLAlchemyError as exc:
+            log.warning("could not note an MCP token's use: %s", describe(exc))
