@@ -20,7 +20,7 @@ from app.courses.caption_course import HEADER_NAME, parse_caption_course
 from app.courses.chunking import chunk_course
 from app.courses.models import Chunk, Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
-from app.errors import Conflict, SyncBusy
+from app.errors import Conflict, NotFound, SyncBusy
 from app.files import locked, write_atomically
 from app.library.state import StatePaths
 from app.search.index import CourseIndex
@@ -181,7 +181,7 @@ class Indexer:
         if too_big:
             return [self._failed(name, too_big, previous, run.claimed)]
         try:
-            digest, parse = run.read.pop(name) if name in run.read else _reader(path)
+            digest, parse = run.read.pop(name) if name in run.read else course_reader(path)
             if previous is not None and self._is_current(previous, digest, run):
                 run.claimed[previous.id] = name
                 return [FileResult(file=name, status="unchanged", course_title=previous.title)]
@@ -262,6 +262,20 @@ class Indexer:
             file=name, status="failed", course_title=previous.title if previous else None, error=reason
         )
 
+    def indexed_course(self, record: CourseRecord) -> Course:
+        """The course as its file holds it, when that is still the version indexed; NotFound otherwise, so
+        a reader never gets text that the index (and so search) does not hold."""
+        try:
+            digest, parse = course_reader(self.settings.docs_dir / record.source_file)
+            if digest == record.content_hash:
+                return parse()
+        except (OSError, ParseError):
+            pass
+        raise NotFound(
+            f"The file of '{record.title}' has changed or gone since it was indexed.",
+            detail="The next sync indexes it as it is now.",
+        )
+
     def check_upload(self, course: Course) -> None:
         """Refuse (409) a course whose title another file in the folder holds; the same file is an update."""
         holder = self._title_holder(course)
@@ -286,7 +300,7 @@ class Indexer:
             if size_problem(path, self.settings):
                 continue  # a file too large to index holds no title
             try:
-                digest, parse = _reader(path)
+                digest, parse = course_reader(path)
                 if indexed.get(path.name) == digest:
                     continue  # indexed as it is, so its title is its catalog record's, checked above
                 if parse().id == course.id:
@@ -310,7 +324,7 @@ def _unchanged(indexer: Indexer, path: Path, run: _Run) -> FileResult | None:
     if previous is None or size_problem(path, indexer.settings):
         return None
     try:
-        digest, parse = _reader(path)
+        digest, parse = course_reader(path)
     except (OSError, ParseError):
         return None  # its own step reports the problem
     if not indexer._is_current(previous, digest, run):
@@ -321,7 +335,7 @@ def _unchanged(indexer: Indexer, path: Path, run: _Run) -> FileResult | None:
     return FileResult(file=name, status="unchanged", course_title=previous.title)
 
 
-def _reader(path: Path) -> tuple[str, Callable[[], Course]]:
+def course_reader(path: Path) -> tuple[str, Callable[[], Course]]:
     """A course entry's content hash, and how to parse it; raises OSError or ParseError.
 
     A file is hashed before it is parsed, so an unchanged one is never parsed. A folder's hash covers

@@ -90,7 +90,14 @@ def run_cases() -> ResponseReturnValue:
     page = _page()
     report = score_cases(services().index, page["cases"])
     results = {result.case.id: result for result in report.results}
-    context = {"question": "", "course": None, "results": [], "error": None, "lesson": "", "k": DEFAULT_K}
+    context: dict[str, Any] = {
+        "question": "",
+        "course": None,
+        "results": [],
+        "error": None,
+        "lesson": "",
+        "k": DEFAULT_K,
+    }
     return render_template("admin/playground.html", **context, **page, report=report, case_results=results)
 
 
