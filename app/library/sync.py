@@ -142,15 +142,14 @@ class Indexer:
         """Walk the files, then the courses whose file is gone, reporting progress around each step."""
         files = self.supported_files()
         run = self._new_run(files, generation)
-        gone = [record for record in run.catalog.values() if record.source_file not in run.names]
-        steps: list[tuple[str, Callable[[], list[FileResult]]]] = [
-            *((path.name, functools.partial(self._sync_file, path, run)) for path in files),
-            *((record.source_file, functools.partial(self._sync_gone, record, run)) for record in gone),
-        ]
         # Unchanged files count as done at once: the bar then moves only with the work left.
         results = [kept for path in files if (kept := _unchanged(self, path, run)) is not None]
-        kept_names = {result.file for result in results}
-        steps = [(name, step) for name, step in steps if name not in kept_names]
+        changed = [path for path in files if path.name not in {result.file for result in results}]
+        gone = [record for record in run.catalog.values() if record.source_file not in run.names]
+        steps: list[tuple[str, Callable[[], list[FileResult]]]] = [
+            *((path.name, functools.partial(self._sync_file, path, run)) for path in changed),
+            *((record.source_file, functools.partial(self._sync_gone, record, run)) for record in gone),
+        ]
         total = len(steps) + len(results)
         for done, kept in enumerate(results, start=1):
             progress(SyncProgress(done=done, total=total, current_file=kept.file, result=kept))
@@ -182,7 +181,7 @@ class Indexer:
             return [self._failed(name, too_big, previous, run.claimed)]
         try:
             digest, parse = run.read.pop(name) if name in run.read else course_reader(path)
-            if previous is not None and self._is_current(previous, digest, run):
+            if previous is not None and _is_current(self.index, previous, digest, run):
                 run.claimed[previous.id] = name
                 return [FileResult(file=name, status="unchanged", course_title=previous.title)]
             run.on_step("Parsing")
@@ -236,14 +235,6 @@ class Indexer:
         """Remove a course from the index and report it under the file name given."""
         self.index.remove_course(record.id)
         return FileResult(file=name, status="removed", course_title=record.title)
-
-    def _is_current(self, record: CourseRecord, digest: str, run: _Run) -> bool:
-        """True when the indexed course is this content (and, in a rebuild, already of this rebuild)."""
-        if record.content_hash != digest:
-            return False
-        return run.generation is None or run.versions.get(record.id) == self.index.version_for(
-            digest, run.generation
-        )
 
     @staticmethod
     def _owner(course: Course, catalog: dict[str, CourseRecord], names: set[str]) -> str | None:
@@ -317,6 +308,13 @@ def _is_course(path: Path) -> bool:
     return path.is_file() and path.suffix.lower() in SUPPORTED_EXTENSIONS
 
 
+def _is_current(index: CourseIndex, record: CourseRecord, digest: str, run: _Run) -> bool:
+    """True when the indexed course is this content (and, in a rebuild, already of this rebuild)."""
+    if record.content_hash != digest:
+        return False
+    return run.generation is None or run.versions.get(record.id) == index.version_for(digest, run.generation)
+
+
 def _unchanged(indexer: Indexer, path: Path, run: _Run) -> FileResult | None:
     """The result for an entry whose indexed course is its content (hashed, never parsed), else None."""
     name = path.name
@@ -327,7 +325,7 @@ def _unchanged(indexer: Indexer, path: Path, run: _Run) -> FileResult | None:
         digest, parse = course_reader(path)
     except (OSError, ParseError):
         return None  # its own step reports the problem
-    if not indexer._is_current(previous, digest, run):
+    if not _is_current(indexer.index, previous, digest, run):
         if path.is_dir():
             run.read[name] = (digest, parse)
         return None
