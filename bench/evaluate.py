@@ -6,6 +6,7 @@ python -m bench.evaluate --search-only         # skip the extractive answers
 python -m bench.evaluate --json out.json       # also write every question's results
 python -m bench.evaluate --compare before.json after.json   # two builds, question by question
 python -m bench.evaluate --library lectures --captions       # the lecture set indexed from its captions
+python -m bench.evaluate --reranker PATH       # with a cross-encoder reranking stage (or RERANKER_MODEL)
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.config import load_settings
+from app.search.rerank import RERANK_CANDIDATES
 from bench.eval_compare import compare
 from bench.eval_questions import (
     CONTENT_KINDS,
@@ -66,9 +69,11 @@ LIBRARIES = {
 DEFAULT_LIBRARIES = ("sample", "lectures")
 
 
-def app_config(root: Path, docs: Path, hybrid: bool) -> dict[str, Any]:
-    """Settings for a private index under `root` over `docs`, extractive (no API key)."""
+def app_config(root: Path, docs: Path, hybrid: bool, reranker: str | None = None) -> dict[str, Any]:
+    """Settings for a private index under `root` over `docs`, extractive (no API key); RERANKER_MODEL
+    from the environment unless `reranker` names one."""
     return {
+        **({"RERANKER_MODEL": reranker} if reranker else {}),
         "DOCS_DIR": str(docs),
         "INSTANCE_PATH": str(root),
         "CHROMA_PATH": str(root / "chroma"),
@@ -80,7 +85,12 @@ def app_config(root: Path, docs: Path, hybrid: bool) -> dict[str, Any]:
 
 
 def run_library(
-    name: str, library: Library, answers: bool, modes: list[str], index_dir: Path | None = None
+    name: str,
+    library: Library,
+    answers: bool,
+    modes: list[str],
+    index_dir: Path | None = None,
+    reranker: str | None = None,
 ) -> dict[str, Any]:
     """Index one library once (into a temporary folder, or `index_dir` kept between runs), then score each
     ranking over its questions."""
@@ -102,13 +112,15 @@ def run_library(
             settings = services().settings
         index_seconds = time.perf_counter() - started
         for mode in modes:
-            with create_app(app_config(Path(tmp), library.docs, MODES[mode])).app_context():
+            with create_app(app_config(Path(tmp), library.docs, MODES[mode], reranker)).app_context():
                 index = services().index
                 # Each ranking embeds its questions afresh: fair timings.
                 index.embedder.embed_query.cache_clear()
                 runs[mode] = evaluate(index, services().assistant, questions, answers=answers)
+                if reranker and not index.searcher.reranker.enabled:
+                    raise SystemExit(f"The reranker {reranker} failed (see the log above): no figures.")
         if name == "sample":  # the playground's saved cases ask about the app's own docs/
-            with create_app(app_config(Path(tmp), library.docs, hybrid=True)).app_context():
+            with create_app(app_config(Path(tmp), library.docs, True, reranker)).app_context():
                 run_saved_cases(services().index)
     bm25 = Bm25(library.docs, settings.chunk_size, settings.chunk_overlap)
     report(name, questions, runs, index_seconds)
@@ -156,6 +168,12 @@ def main(argv: list[str] | None = None) -> None:
         "bench.lecture_captions from DEVSET_DIR) instead of its TXT documents",
     )
     parser.add_argument(
+        "--reranker",
+        metavar="PATH",
+        help="rerank each search's best candidates with this cross-encoder (a folder or a cached model "
+        "name; default: RERANKER_MODEL)",
+    )
+    parser.add_argument(
         "--index-dir",
         type=Path,
         help="keep each library's index here between runs (only while parsing, chunking and embedding "
@@ -175,6 +193,9 @@ def main(argv: list[str] | None = None) -> None:
         libraries["lectures"] = Library(Path(captions.name), load_lectures)
         # A kept index of the captions lives apart from the TXT version's.
         args.index_dir = args.index_dir and args.index_dir / "captions"
+    reranker = args.reranker or load_settings().reranker_model
+    if reranker:
+        print(f"Reranking each search's best {RERANK_CANDIDATES} candidates with the cross-encoder", reranker)
     results = {
         name: run_library(
             name,
@@ -182,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
             not args.search_only,
             [args.ranking] if args.ranking else list(MODES),
             args.index_dir,
+            reranker,
         )
         for name in args.library or DEFAULT_LIBRARIES
     }
@@ -191,7 +213,8 @@ def main(argv: list[str] | None = None) -> None:
     builds = ", ".join(f"{name} indexed in {result['index_seconds']} s" for name, result in results.items())
     print(f"\nEval wall time: {wall:.0f} s ({builds})")
     if args.json:
-        data = {"commit": commit(), "wall_seconds": round(wall, 1), "libraries": results}
+        data = {"commit": commit(), "wall_seconds": round(wall, 1), "reranker": reranker}
+        data["libraries"] = results
         args.json.write_text(json.dumps(data, indent=1), encoding="utf-8")
         print(f"Per-question results written to {args.json}")
 

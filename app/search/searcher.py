@@ -17,7 +17,7 @@ its cosine similarity to the question, which the answerers read as relevance.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -30,6 +30,7 @@ from app.search.embedding import Embedder
 from app.search.embedding.kept import KeptVectors
 from app.search.lexical import CourseTerms, LexicalHit, LexicalIndex
 from app.search.models import Passage
+from app.search.rerank import Reranker
 from app.search.store import CONTENT, ChromaStore
 from app.search.windows import WINDOW_CACHE_SIZE
 
@@ -152,6 +153,7 @@ class Searcher:
         self.course_vectors = CourseVectors(self._load_course_chunks)
         self.lexical = LexicalIndex(self._load_course_terms, self._load_library_terms)
         self.window_vectors = KeptVectors(embedder, WINDOW_CACHE_SIZE)
+        self.reranker = Reranker(settings.reranker_model)
 
     def _run(self, name: str, operation: str, /, **kwargs: Any) -> Any:
         """Call a method of one of the two collections through the store."""
@@ -161,9 +163,12 @@ class Searcher:
         """The k best passages of the request's scope for its query.
 
         Hybrid: the nearest chunks by meaning and the best by BM25, both within the same scope, fused by
-        score (`fused_scores`).
+        score (`fused_scores`); with a reranker, its best candidates re-ordered by the cross-encoder.
         """
-        return self.fuse(self.candidates(request), request.scope, request.k)
+        depth = self.reranker.depth(request.k)
+        wide = replace(request, k=depth) if depth > request.k else request
+        fused = self.fuse(self.candidates(wide), request.scope, depth)
+        return self.reranker.rerank(request.query, fused, request.k)
 
     def candidates(self, request: SearchRequest) -> Candidates:
         """The query's vector and both rankings of the scope that `search` fuses."""
