@@ -25,6 +25,7 @@ from typing import Any
 from app.config import load_settings
 from app.search.rerank import RERANK_CANDIDATES
 from bench.eval_compare import compare
+from bench.eval_crossval import fitted_values, held_out
 from bench.eval_questions import (
     CONTENT_KINDS,
     LECTURES,
@@ -46,6 +47,8 @@ __all__ = ["CONTENT_KINDS", "Question", "evaluate", "flat", "load_questions", "m
 
 # The rankings compared on the same index and questions: the configured hybrid one and meaning alone.
 MODES = {"hybrid": True, "dense": False}
+# The hybrid ranking answered with the extractive numbers fitted without the library (`bench.fit`).
+CROSS = "hybrid, fitted elsewhere"
 
 
 @dataclass(frozen=True)
@@ -119,14 +122,24 @@ def run_library(
                 runs[mode] = evaluate(index, services().assistant, questions, answers=answers)
                 if reranker and not index.searcher.reranker.enabled:
                     raise SystemExit(f"The reranker {reranker} failed (see the log above): no figures.")
+        values = held_out(library.index or name) if answers and "hybrid" in runs else None
+        if values is not None:
+            # The extractive numbers fitted without this library (`bench.fit`): its cross-validated figures.
+            with (
+                create_app(app_config(Path(tmp), library.docs, True, reranker)).app_context(),
+                fitted_values(values),
+            ):
+                runs[CROSS] = evaluate(services().index, services().assistant, questions, answers=True)
         if name == "sample":  # the playground's saved cases ask about the app's own docs/
             with create_app(app_config(Path(tmp), library.docs, True, reranker)).app_context():
                 run_saved_cases(services().index)
     bm25 = Bm25(library.docs, settings.chunk_size, settings.chunk_overlap)
     report(name, questions, runs, index_seconds)
+    cross = runs.pop(CROSS, None)
     return {
         "index_seconds": round(index_seconds, 1),
         "runs": {mode: run.as_json() for mode, run in runs.items()},
+        "cross_validated": cross.as_json() if cross else None,
         "signals": decline_rows(questions, runs, bm25),
     }
 
@@ -135,16 +148,21 @@ def report(name: str, questions: list[Question], runs: dict[str, Run], index_sec
     """Print one library's tables: headline figures, per-kind detail, hybrid against dense."""
     print(f"\n##### {name}: {len(questions)} questions, indexed in {index_seconds:.1f} s")
     print_headline(name, questions, runs)
+    if CROSS in runs:
+        print(f"  ({CROSS}: answered with the numbers `python -m bench.fit` fitted without {name})")
     kinds = list(dict.fromkeys(question.kind for question in questions))
     searched = by_kind([q for q in questions if q.searched], [k for k in kinds if k not in ("outline",)])
-    for mode, run in runs.items():
+    for mode, run in [(mode, run) for mode, run in runs.items() if mode in MODES]:
         print()
         print_search(mode, run, searched)
         if run.verdicts:
             print_answers(mode, run, by_kind(questions, kinds))
-    if len(runs) == 2:
+    if "hybrid" in runs and "dense" in runs:
         print()
-        print_paired(runs, kind_groups(runs["hybrid"]))
+        print_paired({mode: runs[mode] for mode in MODES}, kind_groups(runs["hybrid"]))
+    if CROSS in runs:
+        print()
+        print_paired({CROSS: runs[CROSS], "hybrid": runs["hybrid"]}, kind_groups(runs["hybrid"]))
 
 
 def commit() -> str:
