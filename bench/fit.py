@@ -74,8 +74,10 @@ def fit_weights(choices: list[Choice]) -> dict[str, float]:
     start = np.array([0.4, 0.4, 0.2, 0.05, -0.05]) * 10
     found = minimize(_loss, start, args=(choices,), jac=True, method="L-BFGS-B", bounds=bounds)
     weights = found.x / found.x[:3].sum()
+    # + 0.0: a weight at its bound of zero is written 0.0, not -0.0.
     return {
-        name: round(float(w * sign), 3) for name, w, sign in zip(WEIGHT_NAMES, weights, SIGNS, strict=True)
+        name: round(float(w * sign), 3) + 0.0
+        for name, w, sign in zip(WEIGHT_NAMES, weights, SIGNS, strict=True)
     }
 
 
@@ -113,7 +115,9 @@ def report(
     lines = [
         "# Fitted numbers of the extractive answerer",
         "",
-        f"Written by `python -m bench.fit` ({__doc__.splitlines()[0]}).",
+        "Written by `python -m bench.fit`: the decline threshold (the median of the cuts making the fewest "
+        "errors) and the sentence score's weights (a conditional logit over each question's candidate "
+        "sentences), fitted with each labelled library left out, then on both (the values the app uses).",
         "",
     ]
     lines += [
