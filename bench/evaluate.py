@@ -134,7 +134,7 @@ def run_library(
             with create_app(app_config(Path(tmp), library.docs, True, reranker)).app_context():
                 run_saved_cases(services().index)
     bm25 = Bm25(library.docs, settings.chunk_size, settings.chunk_overlap)
-    report(name, questions, runs, index_seconds)
+    report(name, questions, runs, index_seconds, library.index or name)
     cross = runs.pop(CROSS, None)
     return {
         "index_seconds": round(index_seconds, 1),
@@ -144,12 +144,15 @@ def run_library(
     }
 
 
-def report(name: str, questions: list[Question], runs: dict[str, Run], index_seconds: float) -> None:
-    """Print one library's tables: headline figures, per-kind detail, hybrid against dense."""
+def report(
+    name: str, questions: list[Question], runs: dict[str, Run], index_seconds: float, fold: str
+) -> None:
+    """Print one library's tables: headline figures (and those with numbers fitted without the `fold`
+    library), per-kind detail, hybrid against dense."""
     print(f"\n##### {name}: {len(questions)} questions, indexed in {index_seconds:.1f} s")
     print_headline(name, questions, runs)
     if CROSS in runs:
-        print(f"  ({CROSS}: answered with the numbers `python -m bench.fit` fitted without {name})")
+        print(f"  ({CROSS}: answered with the numbers `python -m bench.fit` fitted without {fold})")
     kinds = list(dict.fromkeys(question.kind for question in questions))
     searched = by_kind([q for q in questions if q.searched], [k for k in kinds if k not in ("outline",)])
     for mode, run in [(mode, run) for mode, run in runs.items() if mode in MODES]:
