@@ -66,6 +66,8 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(2000, ge=1)
     ratelimit_ask: str = "30 per minute"
     ratelimit_login: str = "5 per minute"
+    # Per MCP bearer token, over HTTP (`flask mcp --http`).
+    ratelimit_mcp: str = "120 per minute"
     ratelimit_storage_uri: str = "memory://"
     ratelimit_enabled: bool = True
     max_streams_per_client: int = Field(4, ge=1, le=1000)
@@ -91,7 +93,7 @@ class Settings(BaseSettings):
         """Treat an empty variable (`FOO=` in .env) as unset."""
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("ratelimit_ask", "ratelimit_login")
+    @field_validator("ratelimit_ask", "ratelimit_login", "ratelimit_mcp")
     @classmethod
     def _parse_limit(cls, value: str) -> str:
         """Refuse a limit that Flask-Limiter would otherwise ignore, silently turning the limit off."""
