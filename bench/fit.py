@@ -19,11 +19,11 @@ import argparse
 import json
 import statistics
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
 
+from bench.eval_signals import best_threshold, errors_at
 from bench.fit_data import FEATURES, Choice, Observations, observe
 
 FITTED = Path(__file__).resolve().parent.parent / "app" / "assistant" / "extractive" / "fitted.json"
@@ -34,24 +34,6 @@ WEIGHT_NAMES = ("SENTENCE_WEIGHT", "PASSAGE_WEIGHT", "KEYWORD_WEIGHT", "BONUS", 
 SIGNS = np.array([1.0, 1.0, 1.0, 1.0, -1.0])
 # The L2 penalty of the conditional logit: keeps weights finite when a library's choices separate.
 RIDGE = 0.1
-
-
-def decline_errors(rows: list[dict[str, Any]], cut: float) -> tuple[int, int]:
-    """(content questions declined, no-coverage questions answered) when declining below `cut`."""
-    declined = sum(row["covered"] and row["confidence"] < cut for row in rows)
-    answered = sum(not row["covered"] and row["confidence"] >= cut for row in rows)
-    return declined, answered
-
-
-def fit_decline(rows: list[dict[str, Any]]) -> float:
-    """The median of the cuts (midway between neighbouring confidences) making the fewest errors."""
-    values = sorted({row["confidence"] for row in rows})
-    cuts = [(low + high) / 2 for low, high in zip(values, values[1:], strict=False)] or [0.5]
-    errors = [sum(decline_errors(rows, cut)) for cut in cuts]
-    fewest = min(errors)
-    return round(
-        statistics.median_low([cut for cut, error in zip(cuts, errors, strict=True) if error == fewest]), 3
-    )
 
 
 def _loss(weights: np.ndarray, choices: list[Choice]) -> tuple[float, np.ndarray]:
@@ -102,7 +84,7 @@ def fit(observed: list[Observations]) -> dict[str, float]:
     """Every fitted value, on the observations of the given libraries together."""
     rows = [row for library in observed for row in library.decline]
     choices = [choice for library in observed for choice in library.choices]
-    return {"MIN_CONFIDENCE": fit_decline(rows), **fit_weights(choices)}
+    return {"MIN_CONFIDENCE": best_threshold(rows, "confidence")[0], **fit_weights(choices)}
 
 
 def report(
@@ -139,7 +121,7 @@ def report(
             ("fitted on the other", folds[name]),
             ("fitted on both", values),
         ):
-            declined, answered = decline_errors(found.decline, used["MIN_CONFIDENCE"])
+            declined, answered = errors_at(found.decline, "confidence", used["MIN_CONFIDENCE"])
             lines.append(
                 f"| {name} | {label} | {declined} / {answered} | {sentence_figures(found.choices, used)} |"
             )

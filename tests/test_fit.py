@@ -9,7 +9,8 @@ import pytest
 
 from app.assistant.extractive import answer_types, confidence, fitted, replies, scoring
 from bench.eval_crossval import fitted_values
-from bench.fit import WEIGHT_NAMES, decline_errors, fit_decline, fit_weights, ranks
+from bench.eval_signals import best_threshold, errors_at
+from bench.fit import WEIGHT_NAMES, fit_weights, ranks
 from bench.fit_data import Choice
 
 
@@ -22,15 +23,15 @@ def rows(covered: list[float], uncovered: list[float]) -> list[dict]:
 
 def test_the_decline_cut_lies_midway_across_the_gap_between_the_two_kinds():
     found = rows([0.40, 0.50, 0.60, 0.35], [0.0, 0.10, 0.15])
-    cut = fit_decline(found)
-    assert decline_errors(found, cut) == (0, 0)
+    cut, errors = best_threshold(found, "confidence")
+    assert errors_at(found, "confidence", cut) == (0, 0) and errors == 0
     # The cut lies midway between the highest no-coverage confidence and the lowest content one.
     assert cut == pytest.approx(0.25)
 
 
 def test_a_cut_that_cannot_separate_makes_the_fewest_errors():
     found = rows([0.20, 0.50, 0.60], [0.10, 0.30])
-    assert sum(decline_errors(found, fit_decline(found))) == 1
+    assert sum(errors_at(found, "confidence", best_threshold(found, "confidence")[0])) == 1
 
 
 def choice(*candidates: tuple[float, float, float, float, float, bool]) -> Choice:
