@@ -12,7 +12,8 @@ its catalog version.
 Hybrid ranking. Every search also ranks the same scope by BM25 (`lexical`: exact words such as "efSearch"
 or "CSRF" that vectors blur), and the candidates of both are fused by score: each one's cosine similarity to
 the question blended with its BM25 score relative to the best keyword candidate's. A passage's score stays
-its cosine similarity to the question, which the answerers read as relevance.
+its cosine similarity to the question, which the answerers read as relevance. With RERANKER_MODEL set, a
+cross-encoder re-orders the fused ranking's best candidates before the k best are kept (`rerank.py`).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ KEYWORD_DEPTH = 100
 # Fused by score rather than by reciprocal rank: a chunk that matches the question's rare words far better
 # than the others (BM25 1.0) wins over one that is merely a little closer in meaning, which ranks cannot
 # tell from a near tie. 0.6 was fitted on the sample library (best MRR@5 there, 0.5-0.7 all within 0.01)
-# and checked on the lecture set (strict hit@1 0.52 -> 0.65, MRR@5 0.67 -> 0.77); see README.
+# and checked on the lecture set (strict hit@1 0.52 -> 0.65, MRR@5 0.67 -> 0.77).
 DENSE_WEIGHT = 0.6
 Place = tuple[str, int, int]  # a chunk within the live library: (course id, lesson, chunk index)
 
