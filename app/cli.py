@@ -193,6 +193,9 @@ def ask_command(question: str) -> None:
     assistant = services().assistant
     if assistant.mode == "claude":
         click.echo(f"Mode: Claude ({assistant.model})", err=True)
+    elif assistant.mode == "openai":
+        where = assistant.settings.openai_base_url or "OpenAI"
+        click.echo(f"Mode: OpenAI-compatible ({assistant.model} at {where})", err=True)
     else:
         click.echo("Mode: extractive (no ANTHROPIC_API_KEY set)", err=True)
     try:
