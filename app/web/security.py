@@ -1,8 +1,13 @@
-"""Security headers on every response: a strict Content-Security-Policy and friends."""
+"""Security on every response: a strict Content-Security-Policy and friends, JSON without bidi controls."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Flask, Response
+from flask.json.provider import DefaultJSONProvider
+
+from app.bidi import neutralize
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; "
@@ -24,8 +29,17 @@ HTMX_CONFIG = {
 }
 
 
+class NeutralJSON(DefaultJSONProvider):
+    """Flask's JSON, every string in it without bidi controls (see app.bidi.neutralize)."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        """Serialize `obj`, neutralized."""
+        return super().dumps(neutralize(obj), **kwargs)
+
+
 def register(app: Flask) -> None:
-    """Add the headers to every response and expose the htmx config to templates."""
+    """Add the headers to every response, neutralize bidi controls in JSON, expose the htmx config."""
+    app.json = NeutralJSON(app)
     app.after_request(add_headers)
     app.jinja_env.globals["htmx_config"] = HTMX_CONFIG
 
