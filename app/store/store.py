@@ -35,6 +35,7 @@ class Store:
         self.votes = Votes(self.db)
         self.questions = QuestionLog(self.db)
         self.eval_cases = EvalCases(self.db)
+        self._current = False
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
@@ -56,6 +57,19 @@ class Store:
     def is_current(self) -> bool:
         """True when the schema is at the newest revision."""
         return migrate.current(self.db) == migrate.head()
+
+    def schema_current(self) -> bool:
+        """is_current, asked again only until it holds (a schema never moves back under a running app)."""
+        if not self._current:
+            self._current = self.is_current()
+        return self._current
+
+    def prepared(self) -> Store:
+        """This store with its schema seen to at start (see app.store.schema)."""
+        from app.store import schema
+
+        schema.prepare(self)
+        return self
 
     def purge_expired(self) -> Purged:
         """Delete what the retention period has passed, and questions no stream claimed."""
