@@ -32,7 +32,7 @@ def question_problem(question: str, limit: int) -> str | None:
 
 
 def typed(text: str) -> str:
-    """Text as a person typed it: without control characters (NUL, escapes), one kind of line break, stripped."""
+    """Text as typed: without control characters (NUL, escapes), one kind of line break, stripped."""
     return drop_control_chars(text.replace("\r\n", "\n")).strip()
 
 

@@ -9,8 +9,8 @@ import click
 from flask.cli import AppGroup
 
 from app.services import services, settings
-from app.store.store import Store
 from app.store.soft import describe
+from app.store.store import Store
 
 # Between attempts while the database is still starting (a container beside the app's).
 RETRY_SECONDS = 1.0

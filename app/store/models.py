@@ -69,10 +69,10 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value is not None else None
 
 
-class CleanText(TypeDecorator[str]):
-    """Text stored without control characters, on SQLite as on PostgreSQL (which refuses NUL)."""
+class CleanString(TypeDecorator[str]):
+    """A string stored without control characters, on SQLite as on PostgreSQL (which refuses NUL)."""
 
-    impl = Text
+    impl = String
     cache_ok = True
 
     def process_bind_param(self, value: str | None, dialect: Any) -> str | None:
@@ -80,10 +80,10 @@ class CleanText(TypeDecorator[str]):
         return drop_control_chars(value) if value is not None else None
 
 
-class CleanString(CleanText):
-    """A bounded string stored without control characters."""
+class CleanText(CleanString):
+    """Unbounded text stored without control characters."""
 
-    impl = String
+    impl = Text
     cache_ok = True
 
 

@@ -19,14 +19,17 @@ def safe_answer_markdown(text: str) -> str:
     from markdownify import MarkdownConverter  # only exports need it
 
     class _Converter(MarkdownConverter):
-        """Markdown whose text escapes what a viewer would read as HTML."""
+        """Markdown whose text escapes what a viewer would read as HTML.
+
+        `escape` and `convert_a` are markdownify's documented extension points; its stub declares neither.
+        """
 
         def escape(self, text: str, parent_tags: Any) -> str:
-            return no_tags(super().escape(text, parent_tags))
+            return no_tags(super().escape(text, parent_tags))  # type: ignore[misc]
 
         def convert_a(self, el: Any, text: str, parent_tags: Any) -> str:
             el["href"] = quote(el.get("href") or "", safe=_URL_SAFE) if el.get("href") else None
-            return str(super().convert_a(el, text, parent_tags))
+            return str(super().convert_a(el, text, parent_tags))  # type: ignore[misc]
 
     html = str(render_markdown(text))
     return str(_Converter(heading_style="ATX", bullets="-", escape_underscores=False).convert(html)).strip()

@@ -28,7 +28,10 @@ def test_control_characters_are_dropped_from_every_stored_text_alike(store):
     )
     assert store.votes.vote(ALICE, asked.exchange_id, "down", "too\x00 short\x07")
     assert store.conversations.rename(ALICE, asked.conversation_id, "Choco\x00late\x0c notes")
-    assert store.questions.record(QuestionEntry(question="How do I\x00 temper?", course="Baking\x00 101")) != DOWN
+    assert (
+        store.questions.record(QuestionEntry(question="How do I\x00 temper?", course="Baking\x00 101"))
+        != DOWN
+    )
     held = store.pending.hold(ALICE, "Another\x00 one")
     assert held is not DOWN
     assert store.eval_cases.save("Which\x00 pan?", "Baking\x00 101", 1, "the\x00 evidence") > 0

@@ -67,7 +67,9 @@ def test_a_fresh_embedded_database_is_migrated_on_first_use_and_stores_the_first
     store = app.extensions["services"].store
     assert store.is_current()
     with store.db.engine.connect() as connection:
-        assert connection.execute(text("SELECT question FROM exchanges")).scalars().all() == ["What is a fixture?"]
+        assert connection.execute(text("SELECT question FROM exchanges")).scalars().all() == [
+            "What is a fixture?"
+        ]
     assert client.get("/readyz").get_json()["status"] == "ready"
 
 
@@ -103,7 +105,9 @@ def test_several_workers_starting_together_migrate_the_embedded_database_once(tm
         store.close()
 
 
-def test_a_postgresql_schema_behind_is_reported_once_and_by_readyz_never_migrated(fresh_app, postgres, caplog):
+def test_a_postgresql_schema_behind_is_reported_once_and_by_readyz_never_migrated(
+    fresh_app, postgres, caplog
+):
     url = postgres.create_database("behind_at_start")
     app = fresh_app(DATABASE_URL=url)
     client = app.test_client()

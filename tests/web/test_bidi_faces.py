@@ -24,9 +24,7 @@ SOURCE = Source(
     lesson_link="https://example.com/lesson",
     snippet=f"a snippet {RLO}reversed",
 )
-ANSWER = Answer(
-    markdown=f"Read it {RLO}backwards.[^1]", sources=[SOURCE], mode="extractive", tool_rounds=1
-)
+ANSWER = Answer(markdown=f"Read it {RLO}backwards.[^1]", sources=[SOURCE], mode="extractive", tool_rounds=1)
 BIDI_COURSE = f"""Course Title: Mirror{RLO}txt.exe Course
 Course Instructor: Ada\u200f Mirror
 
@@ -57,7 +55,10 @@ def names_in(value, keys=("label", "course", "lesson_title", "course_title", "ti
 @pytest.fixture
 def scripted_app(app):
     """The app answering ANSWER to every question, after a status line and a piece of text."""
-    use_answerer(app, ScriptedAnswerer([StatusEvent(f"Looking {RLO}up"), TextEvent(f"Read {RLO}it"), DoneEvent(ANSWER)]))
+    use_answerer(
+        app,
+        ScriptedAnswerer([StatusEvent(f"Looking {RLO}up"), TextEvent(f"Read {RLO}it"), DoneEvent(ANSWER)]),
+    )
     return app
 
 

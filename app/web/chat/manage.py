@@ -9,9 +9,9 @@ from flask import Response, redirect, render_template, request, url_for
 from app.errors import NotFound
 from app.services import services
 from app.store.export import to_markdown
-from app.web.export import safe_answer_markdown
 from app.web.chat.asking import gone, stores, transcript
 from app.web.chat.views import bp
+from app.web.export import safe_answer_markdown
 from app.web.htmx import is_htmx
 from app.web.redirects import safe_local_path
 from app.web.session import browser_id
