@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.files import locked
-from app.store import migrate
+from app.store.revisions import database_revisions, shipped_heads
 from app.store.soft import describe
 
 if TYPE_CHECKING:
@@ -34,8 +34,8 @@ def prepare(store: Store) -> None:
             log.error(
                 "%s It is at revision %s; this version needs %s.",
                 BEHIND,
-                migrate.current(store.db) or "none (empty)",
-                migrate.head(),
+                _named(database_revisions(store.db)),
+                _named(shipped_heads()),
             )
     except SQLAlchemyError as exc:  # unreachable now: /readyz and the soft writes say so as it goes on
         log.warning("the database schema could not be checked: %s", describe(exc))
@@ -51,11 +51,16 @@ def _migrate_embedded(store: Store) -> None:
     with locked(Path(f"{database}.migrate.lock")):
         if store.schema_current():
             return
-        before = migrate.current(store.db)
+        before = database_revisions(store.db)
         store.upgrade()
         log.info(
             "migrated the embedded database %s from revision %s to %s",
             database,
-            before or "none (empty)",
-            migrate.head(),
+            _named(before),
+            _named(shipped_heads()),
         )
+
+
+def _named(revisions: frozenset[str]) -> str:
+    """Revisions as a log line names them."""
+    return ", ".join(sorted(revisions)) or "none (empty)"

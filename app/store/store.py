@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.config import Settings
-from app.store import migrate
+from app.store import revisions
 from app.store.conversations import Conversations
 from app.store.database import Database
 from app.store.eval_cases import EvalCases
@@ -52,11 +52,13 @@ class Store:
 
     def upgrade(self) -> None:
         """Migrate the schema to the newest revision."""
+        from app.store import migrate  # Alembic loads only to migrate
+
         migrate.upgrade(self.db)
 
     def is_current(self) -> bool:
         """True when the schema is at the newest revision."""
-        return migrate.current(self.db) == migrate.head()
+        return revisions.is_current(self.db)
 
     def schema_current(self) -> bool:
         """is_current, asked again only until it holds (a schema never moves back under a running app)."""

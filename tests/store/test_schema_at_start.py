@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import inspect, text
 
 from app import create_app
-from app.store import migrate
+from app.store import migrate, revisions
 from app.store.store import Store
 from tests.conftest import make_config
 from tests.servers import ROOT, ServerProcess, answers, free_port
@@ -103,6 +103,25 @@ def test_several_workers_starting_together_migrate_the_embedded_database_once(tm
         assert migrate.current(store.db) == migrate.head()
     finally:
         store.close()
+
+
+def test_a_worker_on_a_current_database_checks_it_without_loading_alembic(tmp_path):
+    url = f"sqlite:///{tmp_path / 'current.sqlite3'}"
+    store = Store(url)
+    store.upgrade()
+    assert revisions.shipped_heads() == {migrate.head()}
+    assert revisions.database_revisions(store.db) == {migrate.current(store.db)}
+    store.close()
+    script = (
+        "import sys\n"
+        "from app.store.store import Store\n"
+        "store = Store(sys.argv[1]).prepared()\n"
+        "print(store.schema_current(), any(name.startswith('alembic') for name in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, url], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.stdout.split() == ["True", "False"], result.stderr
 
 
 def test_a_postgresql_schema_behind_is_reported_once_and_by_readyz_never_migrated(
