@@ -113,8 +113,8 @@ class Conversation(Base):
     __tablename__ = "conversations"
     __table_args__ = (Index("ix_conversations_owner_updated", "owner", "updated_at"),)
 
-    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True, default=new_id)
-    owner: Mapped[str] = mapped_column(String(OWNER_CHARS))
+    id: Mapped[str] = mapped_column(CleanString(ID_CHARS), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(CleanString(OWNER_CHARS))
     title: Mapped[str] = mapped_column(CleanString(TITLE_CHARS))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
@@ -139,8 +139,8 @@ class Exchange(Base):
     question: Mapped[str] = mapped_column(CleanText)
     answer: Mapped[str] = mapped_column(CleanText, default="")
     sources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
-    mode: Mapped[str | None] = mapped_column(String(20))
-    status: Mapped[str] = mapped_column(String(12), default="pending")
+    mode: Mapped[str | None] = mapped_column(CleanString(20))
+    status: Mapped[str] = mapped_column(CleanString(12), default="pending")
     first_text_ms: Mapped[int | None] = mapped_column(Integer)
     total_ms: Mapped[int | None] = mapped_column(Integer)
     confidence: Mapped[float | None] = mapped_column(Float)
@@ -153,8 +153,8 @@ class PendingQuestion(Base):
 
     __tablename__ = "pending_questions"
 
-    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True, default=new_id)
-    owner: Mapped[str] = mapped_column(String(OWNER_CHARS))
+    id: Mapped[str] = mapped_column(CleanString(ID_CHARS), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(CleanString(OWNER_CHARS))
     question: Mapped[str] = mapped_column(CleanText)
     exchange_id: Mapped[int | None] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
@@ -168,7 +168,7 @@ class Feedback(Base):
     __table_args__ = (CheckConstraint(f"vote IN {VOTES!r}", name="vote"),)
 
     exchange_id: Mapped[int] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"), primary_key=True)
-    vote: Mapped[str] = mapped_column(String(4))
+    vote: Mapped[str] = mapped_column(CleanString(4))
     comment: Mapped[str | None] = mapped_column(CleanString(COMMENT_CHARS))
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
 
@@ -183,7 +183,7 @@ class LoggedQuestion(Base):
     course: Mapped[str | None] = mapped_column(CleanString(COURSE_CHARS), index=True)
     declined: Mapped[bool] = mapped_column(Boolean, default=False)
     confidence: Mapped[float | None] = mapped_column(Float)
-    mode: Mapped[str | None] = mapped_column(String(20))
+    mode: Mapped[str | None] = mapped_column(CleanString(20))
     # The passage that came closest, so a declined question still points at a lesson.
     closest_course: Mapped[str | None] = mapped_column(CleanString(COURSE_CHARS))
     closest_lesson: Mapped[int | None] = mapped_column(Integer)

@@ -122,3 +122,18 @@ def test_the_sync_status_json_names_no_process(make_app):
         body = response.get_json()
         assert body["state"] in {"running", "done"}
         assert "pid" not in json.dumps(body)
+
+
+def test_control_characters_in_ids_find_nothing_and_count_no_outage(any_db_app):
+    client = any_db_app.test_client()
+    client.post("/ask", data={"question": "Which fixture scope?"})
+    before = store_errors()
+
+    assert client.get("/c/conv\x00ersation").status_code == 404
+    assert client.post("/c/conv\x00ersation/rename", data={"title": "New"}).status_code == 404
+    streamed = client.get("/ask/stream/pend\x00ing").get_data(as_text=True)
+    asked = client.post("/ask", data={"question": "Still answered?", "conversation": "conv\x00ersation"})
+    stopped = client.post("/ask/stop/pend\x00ing", data={"conversation": "c\x00", "exchange": "1"})
+
+    assert "event: done" in streamed and asked.status_code == 404 and stopped.status_code == 303
+    assert store_errors() == before
