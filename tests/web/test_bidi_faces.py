@@ -115,6 +115,16 @@ def test_flask_search_prints_no_bidi_control_and_no_protocol_relative_link(bidi_
         assert_no_controls(output)
 
 
+def test_flask_ask_prints_no_bidi_control_and_no_protocol_relative_link(bidi_library):
+    answered = bidi_library.test_cli_runner().invoke(
+        args=["ask", "How do quicksilver mirrors reflect candle light?"]
+    )
+
+    assert answered.exit_code == 0 and "Mirrortxt.exe Course" in answered.output
+    assert "evil.example" not in answered.output
+    assert_no_controls(answered.output)
+
+
 def test_the_markdown_export_loses_its_bidi_controls(scripted_app):
     client = scripted_app.test_client()
     asked = client.post("/ask", data={"question": f"Why {RLO}this?"})
