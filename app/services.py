@@ -84,8 +84,8 @@ class Services:
 
     @property
     def store(self) -> Store:
-        """The database: conversations, pending questions, feedback, question log, eval cases; on first use
-        the embedded database is migrated, a server's schema checked (app.store.schema)."""
+        """The database: conversations, pending questions, feedback, question log, eval cases, MCP tokens; on
+        first use the embedded database is migrated, a server's schema checked (app.store.schema)."""
         from app.store.store import Store
 
         return self._once("store", lambda: Store.from_settings(self.settings).prepared())

@@ -1,4 +1,4 @@
-"""The tables: conversations, exchanges, pending questions, feedback, the question log, eval cases."""
+"""The tables: conversations, exchanges, pending questions, feedback, question log, eval cases, MCP tokens."""
 
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ COURSE_CHARS = 200
 ID_CHARS = 43  # secrets.token_urlsafe(32)
 # The integer ids' range on every database (PostgreSQL's integer; SQLite's is wider).
 MAX_ROW_ID = 2**31 - 1
+LABEL_CHARS = 120
+DIGEST_CHARS = 64  # a SHA-256 in hex
 
 # Named constraints, so migrations can alter them on SQLite and PostgreSQL alike.
 NAMING = {
@@ -219,3 +221,16 @@ class EvalCase(Base):
     gold_lesson: Mapped[int | None] = mapped_column(Integer)
     evidence: Mapped[str] = mapped_column(CleanText, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class McpToken(Base):
+    """A bearer token for the MCP server over HTTP: only its SHA-256 is kept, shown once when made."""
+
+    __tablename__ = "mcp_tokens"
+
+    id: Mapped[int] = mapped_column(RowId, primary_key=True)
+    label: Mapped[str] = mapped_column(CleanString(LABEL_CHARS))
+    digest: Mapped[str] = mapped_column(CleanString(DIGEST_CHARS), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

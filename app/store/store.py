@@ -12,6 +12,7 @@ from app.store.eval_cases import EvalCases
 from app.store.feedback import Votes
 from app.store.pending import PendingQuestions
 from app.store.questions import QuestionLog
+from app.store.tokens import AccessTokens
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Store:
         self.votes = Votes(self.db)
         self.questions = QuestionLog(self.db)
         self.eval_cases = EvalCases(self.db)
+        self.tokens = AccessTokens(self.db)
         self._current = False
 
     @classmethod
