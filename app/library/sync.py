@@ -175,17 +175,14 @@ class Indexer:
                 return [FileResult(file=name, status="unchanged", course_title=previous.title)]
             run.on_step("Parsing")
             course = parse()
+            refusal = self._refusal(course, name, run)
+            if refusal is not None:
+                return [refusal]
+            run.on_step("Splitting into chunks")
+            chunks = capped_chunks(course, name, self.settings)  # ParseError over the chunk cap
         except OSError as exc:
             reason = f"{name}: cannot read the file ({exc.strerror})"
             return [self._failed(name, reason, previous, run.claimed)]
-        except ParseError as exc:
-            return [self._failed(name, exc.message, previous, run.claimed)]
-        refusal = self._refusal(course, name, run)
-        if refusal is not None:
-            return [refusal]
-        run.on_step("Splitting into chunks")
-        try:
-            chunks = capped_chunks(course, name, self.settings)
         except ParseError as exc:
             return [self._failed(name, exc.message, previous, run.claimed)]
         results = [self._index_course(course, chunks, name, run)]
