@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Flask, Response
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.sansio.response import Response as BaseResponse
 
 from app.bidi import neutralize
 
@@ -30,11 +31,14 @@ HTMX_CONFIG = {
 
 
 class NeutralJSON(DefaultJSONProvider):
-    """Flask's JSON, every string in it without bidi controls (see app.bidi.neutralize)."""
+    """Flask's JSON responses, every string in them without bidi controls (see app.bidi.neutralize).
 
-    def dumps(self, obj: Any, **kwargs: Any) -> str:
-        """Serialize `obj`, neutralized."""
-        return super().dumps(neutralize(obj), **kwargs)
+    Only responses (jsonify): the session cookie is serialized by the same provider and keeps its data as is.
+    """
+
+    def response(self, *args: Any, **kwargs: Any) -> BaseResponse:
+        """A JSON response of the neutralized data."""
+        return super().response(*neutralize(list(args)), **neutralize(kwargs))
 
 
 def register(app: Flask) -> None:
