@@ -8,13 +8,13 @@ from flask import render_template, request
 
 from app.assistant.base import Exchange, Source
 from app.assistant.citations import MARKER
-from app.errors import AppError
 from app.search.models import CourseRecord
 from app.services import services, settings
 from app.store.records import ConversationSummary
 from app.store.soft import StoreUnavailable
 from app.web.chat.exchanges import ExchangeView
 from app.web.session import browser_id
+from app.web.viewer import visible_courses
 
 # Lessons listed per course in the sidebar; the course's outline page lists the rest.
 SIDEBAR_LESSONS = 30
@@ -152,10 +152,7 @@ def recent_conversations() -> tuple[list[ConversationSummary], str | None]:
 
 def _courses() -> tuple[list[CourseRecord], str | None]:
     """The indexed courses, or an empty list and the reason when the index cannot answer."""
-    try:
-        return services().index.courses(), None
-    except AppError as exc:
-        return [], exc.message
+    return visible_courses()
 
 
 def controls_context(pending: bool, conversation_id: str | None) -> dict[str, Any]:
