@@ -54,11 +54,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 def _register_blueprints(app: Flask) -> None:
     """Attach the blueprints, the template helpers, the error handler and the security headers."""
-    from app.web import admin, api, assets, chat, errors, observability, security, templating
+    from app.web import admin, api, assets, chat, errors, observability, security, signin, templating
 
     app.register_blueprint(chat.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(admin.bp)
+    signin.register(app, app.extensions["services"].settings)
     templating.register(app)
     errors.register(app)
     security.register(app)
