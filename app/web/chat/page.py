@@ -134,6 +134,7 @@ def render_page(
         courses_error=courses_error,
         suggestions=page_suggestions(courses),
         space=viewer().space,
+        staff=viewer().role == "staff",
         sign_in=settings().oidc_enabled and not viewer().signed_in,
         course_question=course_question,
         sidebar_lessons=SIDEBAR_LESSONS,
