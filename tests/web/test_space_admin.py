@@ -44,7 +44,8 @@ def test_spaces_admin_needs_the_operator(admin_app):
     client = admin_app.test_client()
 
     assert client.get("/admin/spaces").status_code == 302
-    assert client.post("/admin/spaces", data={"name": "X", "csrf_token": csrf_token(client)}).status_code == 303
+    token = csrf_token(client)
+    assert client.post("/admin/spaces", data={"name": "X", "csrf_token": token}).status_code == 303
     assert admin_app.extensions["services"].store.spaces.all() == []
 
 
@@ -64,7 +65,8 @@ def test_staff_set_their_spaces_settings_and_get_403_on_anothers(admin_app):
     assert admin_app.extensions["services"].store.spaces.get(ids["Vectors"]).settings.hints
 
     assert staff.get(f"/spaces/{ids['Testing']}/settings").status_code == 403
-    forged = staff.post(f"/spaces/{ids['Testing']}/settings", data={"csrf_token": token, "answer_mode": "hints"})
+    other = f"/spaces/{ids['Testing']}/settings"
+    forged = staff.post(other, data={"csrf_token": token, "answer_mode": "hints"})
     assert forged.status_code == 403
     assert not admin_app.extensions["services"].store.spaces.get(ids["Testing"]).settings.hints
     assert PYTEST not in staff.get(f"/spaces/{ids['Vectors']}/settings").get_data(as_text=True)
