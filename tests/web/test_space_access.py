@@ -84,3 +84,22 @@ def test_a_member_removed_from_their_space_loses_its_courses_at_once(spaces_app)
     spaces_app.extensions["services"].store.spaces.sign_in(Identity(ISSUER, "leaver"), {})
 
     assert titles(client.get("/api/courses")) == {RAG}
+
+
+def test_a_spaces_search_filters_by_its_courses_inside_the_index_query(spaces_app):
+    client = spaces_app.test_client()
+    sign_in(spaces_app, client, "Vectors", "student")
+    store = spaces_app.extensions["services"].index.store
+    wheres: list = []
+    run = store.run
+
+    def recording(name, operation, /, **kwargs):
+        if operation == "query":
+            wheres.append(kwargs.get("where"))
+        return run(name, operation, **kwargs)
+
+    store.run = recording
+    client.get("/api/search", query_string={"q": "how tests are written and indexes are built", "k": 8})
+
+    vectors_id = course_ids(spaces_app)[VECTORS]
+    assert wheres and all(f"'$in': ['{vectors_id}']" in str(where) for where in wheres)
