@@ -4,13 +4,14 @@ when MODEL_PROVIDER=openai, else extractively."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import cached_property
+from functools import cache, cached_property
 from threading import Lock
 from typing import TYPE_CHECKING
 
 from app.assistant.base import Answer, Answerer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive import ExtractiveAnswerer
 from app.assistant.fallback import FallbackAnswerer
+from app.assistant.hints import WhereToRead
 from app.assistant.prompts import course_settings
 from app.assistant.scope import OPEN, Scope
 from app.assistant.tools import ToolBox
@@ -37,9 +38,7 @@ class Assistant:
         self._scoped: dict[Scope, Answerer] = {}
         self._lock = Lock()
 
-    def _build(
-        self, toolbox: ToolBox, guidance: str, extractive: Callable[[], ExtractiveAnswerer]
-    ) -> Answerer:
+    def _build(self, toolbox: ToolBox, guidance: str, extractive: Callable[[], Answerer]) -> Answerer:
         """The answerer of this mode over `toolbox`, its system prompt extended by `guidance`."""
         # Each SDK is imported only in its mode: it takes a second, which the other modes never need.
         if self.mode == "claude":
@@ -63,11 +62,16 @@ class Assistant:
                 if len(self._scoped) >= MAX_SCOPES:
                     self._scoped.clear()
                 toolbox = ToolBox(self.index.within(scope.courses), max_results=self.settings.max_results)
-                answerer = self._build(
-                    toolbox, course_settings(scope), lambda: ExtractiveAnswerer(toolbox, self._embedder())
-                )
+                # Built once, on the model's first failure (OpenAI mode) or now (extractive mode).
+                quoting = cache(lambda: self._quoting(toolbox, scope))
+                answerer = self._build(toolbox, course_settings(scope), quoting)
                 self._scoped[scope] = answerer
             return answerer
+
+    def _quoting(self, toolbox: ToolBox, scope: Scope) -> Answerer:
+        """The extractive answerer over `toolbox`; in hint mode its answers end with where to read."""
+        extractive = ExtractiveAnswerer(toolbox, self._embedder())
+        return WhereToRead(extractive) if scope.hints else extractive
 
     def _embedder(self) -> Embedder:
         """The embedding model the extractive answerer scores sentences with."""

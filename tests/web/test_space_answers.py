@@ -89,3 +89,18 @@ def test_the_openai_compatible_model_receives_the_mode_and_topics(make_app, fake
     system, question = request["messages"][0]["content"], request["messages"][-1]["content"]
     assert "hints, not solutions" in system and AVOIDED in system
     assert PYTEST not in question, "the passages given come only from the space's courses"
+
+
+def test_a_quoted_answer_in_hint_mode_says_where_to_read(make_app):
+    app = make_app(COURSE_SPACES=True)
+    hint_space(app)
+    client = app.test_client()
+    sign_in(app, client, "Vectors", "student")
+    other = app.test_client()
+    sign_in(app, other, "Testing", "student", subject="full-answers")
+
+    hinted = client.post("/api/query", json={"query": "How does an HNSW graph find neighbours?"}).get_json()
+    full = other.post("/api/query", json={"query": "How do pytest fixtures work?"}).get_json()
+
+    assert "**Where to read:** Vector Databases from Scratch – Lesson" in hinted["answer"]
+    assert "Where to read" not in full["answer"]
