@@ -8,7 +8,6 @@ from flask import render_template, request
 
 from app.assistant.base import Exchange, Source
 from app.assistant.citations import MARKER
-from app.errors import AppError
 from app.search.models import CourseRecord
 from app.services import services, settings
 from app.store.records import ConversationSummary
@@ -16,6 +15,7 @@ from app.store.soft import StoreUnavailable
 from app.web.chat.exchanges import ExchangeView
 from app.web.chat.suggestions import Suggestion, checked_suggestions, course_question
 from app.web.session import browser_id
+from app.web.viewer import viewer, visible_courses
 
 # Lessons listed per course in the sidebar; the course's outline page lists the rest.
 SIDEBAR_LESSONS = 30
@@ -23,7 +23,15 @@ SIDEBAR_LESSONS = 30
 
 def current_suggestions() -> list[Suggestion]:
     """The suggestions for the courses indexed now (none while the index cannot answer)."""
-    return checked_suggestions(_courses()[0])
+    return page_suggestions(_courses()[0])
+
+
+def page_suggestions(courses: list[CourseRecord]) -> list[Suggestion]:
+    """The questions the viewer's course space suggests, else checked ones about the courses they read."""
+    space = viewer().space
+    if space is not None and space.settings.suggestions:
+        return [Suggestion(question, space.name) for question in space.settings.suggestions]
+    return checked_suggestions(courses)
 
 
 FOLLOW_UPS = (
@@ -99,7 +107,10 @@ def render_page(
         "chat/index.html",
         courses=courses,
         courses_error=courses_error,
-        suggestions=checked_suggestions(courses),
+        suggestions=page_suggestions(courses),
+        space=viewer().space,
+        staff=viewer().role == "staff",
+        sign_in=settings().oidc_enabled and not viewer().signed_in,
         course_question=course_question,
         sidebar_lessons=SIDEBAR_LESSONS,
         exchanges=exchanges,
@@ -127,10 +138,7 @@ def recent_conversations() -> tuple[list[ConversationSummary], str | None]:
 
 def _courses() -> tuple[list[CourseRecord], str | None]:
     """The indexed courses, or an empty list and the reason when the index cannot answer."""
-    try:
-        return services().index.courses(), None
-    except AppError as exc:
-        return [], exc.message
+    return visible_courses()
 
 
 def controls_context(pending: bool, conversation_id: str | None) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 deleted with an undo
 
 Revision ID: ui30_exchange_versions
-Revises: mcp_tokens_7c4e
+Revises: course_spaces_31a9
 Created: 2026-11-28
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "ui30_exchange_versions"
-down_revision = "mcp_tokens_7c4e"
+down_revision = "course_spaces_31a9"
 branch_labels = None
 depends_on = None
 
