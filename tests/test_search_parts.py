@@ -54,7 +54,7 @@ def whole_only(library: Library, query: str, k: int) -> list[Passage]:
 def test_each_compared_part_has_a_passage_among_the_first_ones(library):
     assert {p.course_title for p in whole_only(library, COMPARISON, 2)} == {"Sourdough Bread Baking"}
 
-    found = library.index.search(COMPARISON, k=2)
+    found = library.index.search_question(COMPARISON, k=2)
 
     assert [p.course_title for p in found] == ["Sourdough Bread Baking", "Home Cheesemaking"]
     assert "stir in the culture" in found[1].text
@@ -63,7 +63,7 @@ def test_each_compared_part_has_a_passage_among_the_first_ones(library):
 
 
 def test_a_part_passage_is_scored_by_its_cosine_to_the_whole_question(library):
-    found = library.index.search(COMPARISON, k=2)
+    found = library.index.search_question(COMPARISON, k=2)
     by_whole = {p.text: p.score for p in whole_only(library, COMPARISON, 12)}
     assert [p.score for p in found] == pytest.approx([by_whole[p.text] for p in found], abs=1e-3)
 
@@ -73,7 +73,7 @@ def test_a_part_passage_is_scored_by_its_cosine_to_the_whole_question(library):
     ["How is the culture kept at room temperature?", "What does rennet do to the milk?"],
 )
 def test_a_question_comparing_nothing_is_ranked_whole(library, query):
-    assert [p.text for p in library.index.search(query, k=4)] == [
+    assert [p.text for p in library.index.search_question(query, k=4)] == [
         p.text for p in whole_only(library, query, 4)
     ]
 
@@ -83,7 +83,7 @@ def test_a_part_with_no_words_of_its_own_adds_no_passage(library):
     noise = whole_only(library, "where is it?", 1)[0]
     assert noise.text not in [p.text for p in whole_only(library, query, 3)]
 
-    found = library.index.search(query, k=3)
+    found = library.index.search_question(query, k=3)
 
     first_part = whole_only(library, "How is the culture fed?", 1)
     expected = keep_parts(whole_only(library, query, 3), first_part, 3)
@@ -92,7 +92,7 @@ def test_a_part_with_no_words_of_its_own_adds_no_passage(library):
 
 
 def test_asking_for_one_passage_gets_the_whole_questions_first(library):
-    assert [p.text for p in library.index.search(COMPARISON, k=1)] == [
+    assert [p.text for p in library.index.search_question(COMPARISON, k=1)] == [
         p.text for p in whole_only(library, COMPARISON, 1)
     ]
 
@@ -100,6 +100,13 @@ def test_asking_for_one_passage_gets_the_whole_questions_first(library):
 def test_the_playground_explains_the_same_order_as_the_search(library):
     explained = library.index.explain(COMPARISON, k=3)
     assert [r.passage.text for r in explained] == [p.text for p in library.index.search(COMPARISON, k=3)]
+
+
+def test_the_plain_search_ranks_a_comparison_whole(library):
+    # What the search tool, the API and the CLI run: Claude splits a comparison into searches itself.
+    assert [p.text for p in library.index.search(COMPARISON, k=2)] == [
+        p.text for p in whole_only(library, COMPARISON, 2)
+    ]
 
 
 def passage(course: str, chunk: int) -> Passage:
@@ -127,7 +134,7 @@ def test_a_part_naming_no_course_is_searched_in_the_one_course_the_question_name
     elsewhere = whole_only(library, "what the culture makes", 1)[0]
     assert elsewhere.course_title == "Sourdough Bread Baking"
 
-    found = [p.text for p in library.index.search(ONE_COURSE_NAMED, k=3)]
+    found = [p.text for p in library.index.search_question(ONE_COURSE_NAMED, k=3)]
 
     assert any("stir in the culture" in text for text in found)
 

@@ -43,6 +43,21 @@ def test_search_heads_passages_with_course_and_lesson(toolbox):
     assert 0 < len(first.snippet) <= 201
 
 
+def test_search_is_plain_retrieval_without_reading_the_question(toolbox, monkeypatch):
+    def no_reading(*args, **kwargs):
+        raise AssertionError("the search tool read the question's parts")
+
+    # Claude splits a comparison into one search per part itself (the tool's description asks it to).
+    for name in ("split_comparison", "lesson_by_title_word", "listed_passages"):
+        monkeypatch.setattr(f"app.search.parts.{name}", no_reading)
+    query = "chunking documents versus fixture scope"
+
+    result = toolbox.run(SEARCH_TOOL, {"query": query})
+
+    assert not result.is_error
+    assert result.passages == toolbox.index.search(query, k=5)
+
+
 def test_search_filters_by_course_name_and_lesson_number(toolbox):
     result = toolbox.run(SEARCH_TOOL, {"query": "similarity", "course_name": "RAG", "lesson_number": 3})
 

@@ -12,18 +12,30 @@ or "-al" form: measured on the sample library, such a form of a course's everyda
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from app.search.lexical import LibraryView
 
 # Only a term of this many letters has forms: a short one is too often the start of another word.
 MIN_FORM = 4
 # Endings that make a noun of a verb ("react": "reaction", "inform": "information", "assess": "assessment").
 ENDINGS = ("ion", "ation", "ment")
+
+
+class TermCounts(Protocol):
+    """What scoring a family reads of the library's keyword view (`lexical.LibraryView`)."""
+
+    frequencies: Counter[str]
+    norm: np.ndarray
+
+    @property
+    def size(self) -> int: ...
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def idf_of(self, holding: int) -> float: ...
 
 
 def other_forms(term: str, said: Callable[[str], bool]) -> set[str]:
@@ -45,7 +57,7 @@ def families(terms: Iterable[str], said: Callable[[str], bool]) -> list[frozense
     return [frozenset(family) for family in found]
 
 
-def family_postings(view: LibraryView, family: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
+def family_postings(view: TermCounts, family: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
     """The rows holding any form of the family, each with the count of all its forms there."""
     gathered = [view.postings(term) for term in sorted(family)]
     if len(gathered) == 1:
@@ -56,7 +68,7 @@ def family_postings(view: LibraryView, family: frozenset[str]) -> tuple[np.ndarr
     return unique, np.bincount(inverse, weights=counts)
 
 
-def family_scores(view: LibraryView, terms: Iterable[str], k1: float) -> np.ndarray:
+def family_scores(view: TermCounts, terms: Iterable[str], k1: float) -> np.ndarray:
     """Okapi BM25 of every row of the view, each family of the query terms scored as one term (Lucene's
     idf over the rows holding any of its forms)."""
     total = np.zeros(view.size)

@@ -146,10 +146,16 @@ class CourseIndex:
     def search(
         self, query: str, course: str | None = None, lesson: int | None = None, k: int | None = None
     ) -> list[Passage]:
-        """The k best passages for the query, within a course and/or lesson when given (hybrid ranking).
+        """The k best passages for the query, within a course and/or lesson when given: plain hybrid ranking
+        (dense and BM25 fused), the query read as it is (the search tool, the API, the CLI)."""
+        request = self._request(query, course, lesson, k or self.settings.max_results)
+        return self.searcher.search(request) if request is not None else []
 
-        A comparison keeps each compared part's first passage among them (`search_with_parts`).
-        """
+    def search_question(
+        self, query: str, course: str | None = None, lesson: int | None = None, k: int | None = None
+    ) -> list[Passage]:
+        """`search` for a question the extractive answerer asks: a comparison keeps each compared part's
+        first passage among the k (`search_with_parts`)."""
         request = self._request(query, course, lesson, k or self.settings.max_results)
         return search_with_parts(self.searcher, request) if request is not None else []
 

@@ -68,7 +68,7 @@ class ExtractiveAnswerer:
     """Answer from the course materials alone: pick a tool from the question, quote the best sentences."""
 
     def __init__(self, toolbox: ToolBox, embedder: Embedder):
-        self.toolbox = toolbox
+        self.toolbox = toolbox.reading_questions()
         self.index = toolbox.index
         self.scorer = SentenceScorer(embedder, toolbox.index.chunks_at)
         self.meaning = MeaningWeights(embedder)

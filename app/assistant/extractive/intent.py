@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
-from app.assistant.extractive.half_topics import shared_topics
 from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
 from app.assistant.extractive.pointing import points_back
 from app.assistant.extractive.symbols import asks_symbol_of
@@ -144,6 +143,12 @@ class Plan:
         return not content_words(self.query, QUESTION_WORDS)
 
     @property
+    def names_only(self) -> bool:
+        """True for a plan that names a course or lesson and asks nothing of its own."""
+        named = self.course is not None or self.lesson is not None
+        return self.overview and not self.course_error and named
+
+    @property
     def term(self) -> list[str] | None:
         """The stemmed words of the term a "what is X" topic asks to define, or None."""
         return defined_term(self.topic)
@@ -182,7 +187,12 @@ def _halves(parts: tuple[str, str] | None, index: CourseIndex) -> tuple[Plan, ..
     course that exists, or has no topic, is no comparison: the question is answered as one."""
     if not parts:
         return None
-    halves = shared_topics(tuple(plan_of(CUE_RE.sub(" ", part), index) for part in parts))
+    planned = [plan_of(CUE_RE.sub(" ", part), index) for part in parts]
+    # A half that only names where to look ("… vs what the other course says") asks the other's topic there.
+    halves = tuple(
+        replace(half, topic=other.topic) if half.names_only and not other.overview else half
+        for half, other in zip(planned, planned[::-1], strict=True)
+    )
     return None if any(half.course_error or half.overview for half in halves) else halves
 
 

@@ -30,7 +30,7 @@ def in_full(index: CourseIndex, text: str, passages: list[Passage]) -> dict[str,
     lessons = dict.fromkeys((passage.course_title, passage.lesson_number) for passage in passages[:FIRST])
     found: dict[str, str] = {}
     for course, lesson in lessons if unwritten else ():
-        read = index.search(" ".join(unwritten), course=course, lesson=lesson, k=LESSON_CHUNKS)
+        read = index.search_question(" ".join(unwritten), course=course, lesson=lesson, k=LESSON_CHUNKS)
         for acronym in [word for word in unwritten if word not in found]:
             words = next(filter(None, (spelled_out(acronym, passage.text) for passage in read)), None)
             if words is not None:
