@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.search.names import letters_of, spelled_out
+from app.language.acronyms import letters_of, spelled_out
 
 COURSE = "Generative Models Made Plain"
 SPELLED = (

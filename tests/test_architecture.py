@@ -96,6 +96,18 @@ def test_no_import_cycles_in_app():
     assert _cycles(_graph()) == []
 
 
+def test_the_language_layer_imports_nothing_else_from_the_app():
+    graph = _graph()
+    outside = {
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        if name.startswith("app.language")
+        for target in targets
+        if not target.startswith("app.language")
+    }
+    assert outside == set()
+
+
 def test_the_cycle_check_finds_a_cycle_through_a_deferred_import():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]

@@ -6,7 +6,7 @@ import pytest
 
 from app.assistant.extractive.definitions import defines, definitions, describes
 from app.assistant.extractive.intent import defined_term
-from app.search.names import stem
+from app.language.tokens import stem
 
 
 @pytest.mark.parametrize(

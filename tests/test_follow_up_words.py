@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from app.assistant.base import Exchange
-from app.assistant.extractive.intent import QUESTION_WORDS, understand
-from app.search.names import content_words
+from app.assistant.extractive.intent import understand
+from app.language.lexicon import NO_TOPIC_WORDS
+from app.language.tokens import content_words
 from tests import test_follow_ups
 from tests.test_follow_ups import cited
 
@@ -23,8 +24,8 @@ SCORING = (
     "asked", ["whats the proofing time", "hows proofing done", "wheres the starter kept"]
 )
 def test_a_question_word_written_without_its_apostrophe_is_no_topic(asked):
-    assert content_words(asked, QUESTION_WORDS) == content_words(
-        asked.replace("s ", "'s ", 1), QUESTION_WORDS
+    assert content_words(asked, NO_TOPIC_WORDS) == content_words(
+        asked.replace("s ", "'s ", 1), NO_TOPIC_WORDS
     )
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from app.assistant.extractive.keywords import keyword_share
 from app.assistant.extractive.quotes import more_of
 from app.assistant.extractive.scoring import Quote
+from app.language.tokens import content_words
 from app.search.models import Passage
-from app.search.names import content_words
 
 
 def passage(lesson: int, chunk: int = 0, score: float = 0.5) -> Passage:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from app.assistant.extractive import keywords, quotes
-from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import abbreviated, keyword_share, said_share
 from app.assistant.extractive.quotes import lead
 from app.assistant.extractive.scoring import Quote
 from app.assistant.extractive.sentences import repeats, root
+from app.language.lexicon import NO_TOPIC_WORDS
+from app.language.tokens import content_words
 from app.search.models import Passage
-from app.search.names import content_words
 
 
 def passage(text: str, score: float, lesson: int = 1, chunk: int = 0) -> Passage:
@@ -29,7 +29,7 @@ def passage(text: str, score: float, lesson: int = 1, chunk: int = 0) -> Passage
 
 def share(topic: str, sentence: str) -> float:
     """The keyword share of a sentence of a made-up passage against the topic."""
-    words = set(content_words(topic, QUESTION_WORDS))
+    words = set(content_words(topic, NO_TOPIC_WORDS))
     return keyword_share(words, topic, passage(sentence, 0.5), sentence)
 
 
@@ -62,7 +62,7 @@ def test_a_sentence_saying_the_questions_words_by_their_acronym_shares_them(monk
 def test_another_word_of_the_family_is_said_in_reading_and_in_ranking():
     topic = "which critic said the theory is not falsifiable"
     sentence = "A critic introduced the term falsifiability for this."
-    words = set(content_words(topic, QUESTION_WORDS))
+    words = set(content_words(topic, NO_TOPIC_WORDS))
     assert root("falsifiable") == root("falsifiability")
     assert said_share(words, topic, sentence) == pytest.approx(2 / 4)  # "critic", "falsifiable"
     assert share(topic, sentence) == pytest.approx(2 / 4)
@@ -130,6 +130,6 @@ def test_a_lead_goes_past_a_sentence_that_repeats_the_one_before_it(monkeypatch)
     ],
 )
 def test_a_word_the_sentence_writes_in_two_is_said(topic, sentence, expected):
-    words = set(content_words(topic, QUESTION_WORDS))
+    words = set(content_words(topic, NO_TOPIC_WORDS))
     assert said_share(words, topic, sentence) == pytest.approx(expected)
     assert share(topic, sentence) == pytest.approx(expected)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.assistant.extractive.answer_types import PERSON, asked_type, holds
-from app.search.names import content_words
+from app.language.tokens import content_words
 
 
 def test_which_and_a_role_asks_for_a_person():

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from app.search.names import STOPWORDS, stem, tokens
+from app.language.lexicon import STOPWORDS
+from app.language.tokens import stem, tokens
 
 # Each half at least this long: shorter halves ("a", "in", "by") split ordinary words into noise.
 MIN_PART = 3

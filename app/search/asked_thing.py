@@ -11,7 +11,7 @@ question word and has no auxiliary of its own (it continues the first's frame).
 
 from __future__ import annotations
 
-from app.search.wording import AUXILIARIES, PUNCTUATION
+from app.language.lexicon import AUXILIARIES, PUNCTUATION
 
 # The question words that ask for a thing ("what primitives", "how many layers").
 ASKING_WORDS = frozenset({"what", "which", "how", "whose"})

@@ -16,10 +16,10 @@ course: …") is one thing.
 
 from __future__ import annotations
 
-from app.search.names import content_words
-from app.search.wording import COURSE_RE, DASHES, PUNCTUATION, QUESTION_WORDS
+from app.language.lexicon import COURSE_RE, DASHES, PUNCTUATION, WH_WORDS
+from app.language.tokens import content_words
 
-OPENERS = QUESTION_WORDS | frozenset({"whats", "hows"})
+OPENERS = WH_WORDS | frozenset({"whats", "hows"})
 # Each of the two things before the colon is at most this many words: longer, the head is a clause.
 MAX_THING = 4
 

@@ -9,7 +9,7 @@ are read: in "does A return fewer results than B", where A ends is not written.
 
 from __future__ import annotations
 
-from app.search.wording import PUNCTUATION
+from app.language.lexicon import PUNCTUATION
 
 BE = frozenset({"is", "are", "was", "were"})
 # The words before "than" that make it a comparison; "-er" words too ("faster", "cheaper"). "more than"

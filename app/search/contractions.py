@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from app.search.names import stem
+from app.language.tokens import stem
 
 # A word, an apostrophe (straight or curly) and a contraction's tail.
 CONTRACTION_RE = re.compile(r"\b([A-Za-z]+)['\u2019](t|s|ll|re|ve|d|m)\b", re.IGNORECASE)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Protocol
 
+from app.language.lexicon import FUNCTION_WORDS
+from app.language.tokens import stem, tokens
 from app.search.catalog import CatalogSnapshot
 from app.search.forms import other_forms
-from app.search.names import FUNCTION_WORDS, stem, tokens
 from app.search.spelling import Speller
 from app.search.variants import variants
 

@@ -21,14 +21,15 @@ from typing import Any
 
 import numpy as np
 
+from app.language.lexicon import FUNCTION_WORDS
+from app.language.tokens import CHAIN_RE, compound, compounds, stem, tokens
+from app.language.tokens import terms as written_words
 from app.search.apart import split
 from app.search.catalog import CatalogSnapshot
 from app.search.contractions import contraction_terms
 from app.search.coverage import catalog_words, covered
 from app.search.forms import family_scores
 from app.search.ids import ChunkKey
-from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
-from app.search.names import terms as written_words
 from app.search.shortened import completions
 from app.search.spelling import Speller
 from app.search.variants import variants

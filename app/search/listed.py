@@ -15,10 +15,10 @@ import re
 from dataclasses import replace
 
 from app.courses.chunking import split_sentences
+from app.language.lexicon import AUXILIARIES
+from app.language.tokens import content_words
 from app.search.models import Passage
-from app.search.names import content_words
 from app.search.searcher import Searcher, SearchRequest
-from app.search.wording import AUXILIARIES
 
 # "which bridges ...", "rope bridges: which knots ...": "which" and a plural noun (not a verb agreeing with
 # "which"), opening the question or its clause after a topic and a colon or dash.

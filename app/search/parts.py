@@ -25,16 +25,16 @@ from dataclasses import replace
 from itertools import zip_longest
 from typing import NamedTuple
 
+from app.language.lexicon import COURSE_RE
+from app.language.tokens import content_words
 from app.search.catalog import CatalogEntry, CatalogSnapshot
 from app.search.listed import listed_passages
 from app.search.models import CourseRecord, Passage
-from app.search.names import content_words
 from app.search.resolver import mentioned_course
 from app.search.searcher import Searcher, SearchRequest
 from app.search.split import split_comparison
 from app.search.titled import lesson_by_title_word, named_lesson, without_title
 from app.search.windows import by_best_window
-from app.search.wording import COURSE_RE
 
 # k=1 asks for the single best passage: no part is searched.
 MIN_K = 2

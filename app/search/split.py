@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 
+from app.language.lexicon import COURSE_RE, DASHES, FUNCTION_WORDS, PUNCTUATION, WH_WORDS
+from app.language.tokens import stem
 from app.search.asked_thing import restates, with_asked_thing
 from app.search.aspects import subject_sides, things_then_question
 from app.search.comparative import comparative_halves
-from app.search.names import FUNCTION_WORDS, stem
-from app.search.wording import COURSE_RE, DASHES, PUNCTUATION, QUESTION_WORDS
 
 CUE_RE = re.compile(
     r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?(?:\s+between)?|differs?|contrast"
@@ -80,7 +80,7 @@ DIFFER_PAIRS = frozenset(
 DISTINGUISH_WORDS = frozenset({"distinguish", "distinguishes"})
 RECIPROCALS = frozenset({"each other", "one another"})
 # Where A starts, read leftwards from "differ": after the question's opening words.
-OPENINGS = QUESTION_WORDS | frozenset(
+OPENINGS = WH_WORDS | frozenset(
     {"do", "does", "did", "is", "are", "was", "were", "makes", "make", "made", "way", "ways"}
 )
 # The second phrase takes at most this many words more than the first (or MIN_SECOND in all).
@@ -129,7 +129,7 @@ def _differ(words: list[str]) -> tuple[str, str] | None:
         if lowered[at] in DISTINGUISH_WORDS:
             left = at + 1
         right = end
-        while right < len(words) and lowered[right] not in QUESTION_WORDS and words[right] not in DASHES:
+        while right < len(words) and lowered[right] not in WH_WORDS and words[right] not in DASHES:
             right += 1
             if words[right - 1][-1] in PUNCTUATION:
                 break
@@ -161,14 +161,14 @@ def _split_at(question: str, words: list[str], joint: tuple[int, int]) -> tuple[
     if _compare_with(words, start):  # "Compare A with B": A and B are the two questions
         first, second = " ".join(words[1:start]), " ".join(words[end:])
         return (first, second) if _has_words(first) and _has_words(second) else None
-    clause = words[start - 1].endswith(",") and bool(QUESTION_WORDS & {word.lower() for word in words[end:]})
+    clause = words[start - 1].endswith(",") and bool(WH_WORDS & {word.lower() for word in words[end:]})
     # "who built X and what did he get for it": a second question right after the "and".
-    clause = clause or (end < len(words) and {words[0].lower(), words[end].lower()} <= QUESTION_WORDS)
+    clause = clause or (end < len(words) and {words[0].lower(), words[end].lower()} <= WH_WORDS)
     # "X in one lecture and where Y came from in another": a second question that stands on its own (no
     # pronoun pointing back at the first).
     clause = clause or (
         end < len(words)
-        and words[end].lower() in QUESTION_WORDS
+        and words[end].lower() in WH_WORDS
         and not PRONOUNS & {word.lower().strip(PUNCTUATION) for word in words[end:]}
     )
     if clause:  # "How should X start, and at what point should Y stop?": two questions in one
@@ -336,9 +336,7 @@ def _two_subjects(words: list[str], left: int, joiner: int) -> bool:
     """True for "how do A and B <verb> …": the first phrase is the subject right after "wh- do", and a verb of
     the question follows the second ("how do I combine X and Y" has a pronoun subject: no)."""
     framed = (
-        left >= 2
-        and words[left - 1].lower() in SUBJECT_AUXILIARIES
-        and words[left - 2].lower() in QUESTION_WORDS
+        left >= 2 and words[left - 1].lower() in SUBJECT_AUXILIARIES and words[left - 2].lower() in WH_WORDS
     )
     verb = any(word.lower().strip(PUNCTUATION) in SUBJECT_VERBS for word in words[joiner + 1 :])
     return framed and left < joiner and words[left].lower() not in PRONOUNS and verb

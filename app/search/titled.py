@@ -14,9 +14,9 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
+from app.language.lexicon import COURSE_RE, PUNCTUATION
+from app.language.tokens import content_words
 from app.search.models import CourseRecord
-from app.search.names import content_words
-from app.search.wording import COURSE_RE, PUNCTUATION
 
 # "the lecture on Pasteur", "the Pasteur lecture": one word naming a lesson by its title. "The lecture on"
 # is tried first, so that "the lecture" is not read as a lesson named "the".

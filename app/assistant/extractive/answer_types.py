@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
+from app.language.tokens import content_words, stem
 from app.search.models import Passage
-from app.search.names import content_words, stem
 
 PERSON = "person"
 TIME = "time"

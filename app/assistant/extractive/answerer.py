@@ -27,7 +27,7 @@ from app.assistant.extractive.confidence import (
 from app.assistant.extractive.ellipsis import with_subject
 from app.assistant.extractive.fact_near import fact_near_topic
 from app.assistant.extractive.half_pool import half_passages, half_reading, two_things
-from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
+from app.assistant.extractive.intent import PRONOUN_RE, Plan, understand
 from app.assistant.extractive.meant import meant
 from app.assistant.extractive.nearest import nearest_share
 from app.assistant.extractive.quotes import MIN_RELEVANCE, apart, lead, lead_at, more, more_of
@@ -45,9 +45,11 @@ from app.assistant.extractive.retrieve import course_outline, search, search_que
 from app.assistant.extractive.scoring import Quote, SentenceScorer
 from app.assistant.extractive.spelled import in_full
 from app.assistant.tools import ToolBox, ToolResult
+from app.language.acronyms import spelled_out
+from app.language.lexicon import NO_TOPIC_WORDS
+from app.language.tokens import content_words
 from app.search.embedding.protocol import Embedder
 from app.search.models import CourseRecord, Passage
-from app.search.names import content_words, spelled_out
 
 
 class HalfRead(NamedTuple):
@@ -166,14 +168,14 @@ class ExtractiveAnswerer:
     def _holds_own_words(self, plan: Plan, passages: list[Passage]) -> bool:
         """True when the first passage holds the follow-up's own words (weighed as for a decline), or it
         has none ("and lesson 4?")."""
-        own = content_words(plan.topic, QUESTION_WORDS)
+        own = content_words(plan.topic, NO_TOPIC_WORDS)
         measured = signals(plan.topic, own, passages, self.index.rarity, self.meaning)
         return not own or measured.confidence >= MIN_CONFIDENCE
 
     def _own_words_around(self, plan: Plan, passages: list[Passage]) -> float:
         """The rarity-weighted share of the follow-up's own words that the passages found hold between them:
         a lesson whose passages say more of its words ("effort", "level", "too") is the one it asks about."""
-        own = list(dict.fromkeys(content_words(plan.topic, QUESTION_WORDS)))
+        own = list(dict.fromkeys(content_words(plan.topic, NO_TOPIC_WORDS)))
         rare = self.index.rarity(own)
         total = sum(rare.get(word, 0.0) for word in own)
         if total <= 0:
@@ -183,7 +185,7 @@ class ExtractiveAnswerer:
 
     def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
         """How sure the passages found make an answer that the library covers the plan's topic."""
-        words = content_words(plan.query, QUESTION_WORDS)
+        words = content_words(plan.query, NO_TOPIC_WORDS)
         # A two-letter term no course writes is likely a student's short form of a word the courses spell out
         # ("db" for database), not a subject they lack: it does not count against the passages.
         short = [word for word in words if len(word) == 2]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from app.search.names import STOPWORDS, stem, tokens
-from app.search.wording import AUXILIARIES, COURSE_RE, PUNCTUATION, QUESTION_WORDS
+from app.language.lexicon import AUXILIARIES, COURSE_RE, PUNCTUATION, STOPWORDS, WH_WORDS
+from app.language.tokens import stem, tokens
 
 # A pronoun standing for a thing. Not a possessive ("its test client" names its own thing), nor "he" or "she":
 # a person is often what the other half asks for ("who built X, and what did he get?"), not its words.
@@ -59,7 +59,7 @@ def _names_before(text: str) -> bool:
 def _carries(word: str) -> bool:
     """True for a word that carries meaning: no question word, auxiliary, function word or short word."""
     lowered = word.lower()
-    return lowered not in QUESTION_WORDS | AUXILIARIES and lowered not in STOPWORDS and len(stem(word)) > 2
+    return lowered not in WH_WORDS | AUXILIARIES and lowered not in STOPWORDS and len(stem(word)) > 2
 
 
 def _naming_word(word: str) -> bool:

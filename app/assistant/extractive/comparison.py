@@ -6,10 +6,10 @@ Pasteur lecture", `named_lesson`) in `app.search.titled`: search uses both too.
 
 from __future__ import annotations
 
-from app.search.names import content_words
+from app.language.lexicon import COURSE_RE, PUNCTUATION
+from app.language.tokens import content_words
 from app.search.split import CUE_RE, split_comparison
 from app.search.titled import distinctive, named_lesson, without_title
-from app.search.wording import COURSE_RE, PUNCTUATION
 
 __all__ = [
     "COURSE_RE",

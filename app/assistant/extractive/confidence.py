@@ -25,14 +25,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from app.assistant.extractive.intent import QUESTION_WORDS
-from app.search.apart import words_said_apart
-from app.search.embedding.protocol import Embedder
-from app.search.models import Outline, Passage
-from app.search.names import (
+from app.language.acronyms import acronym_matches
+from app.language.lexicon import NO_TOPIC_WORDS
+from app.language.tokens import (
     CHAIN_RE,
     HYPHENATED_RE,
-    acronym_matches,
     compound,
     compound_parts,
     silent_e,
@@ -40,6 +37,9 @@ from app.search.names import (
     tokens,
     word_stems,
 )
+from app.search.apart import words_said_apart
+from app.search.embedding.protocol import Embedder
+from app.search.models import Outline, Passage
 
 # Below this confidence the answer declines. Fitted on the sample library: the middle of its error-free range
 # (with the int8 encoder its highest no-coverage question is at 0.143, its lowest content question at 0.161;
@@ -61,7 +61,7 @@ COURSE_PARTS = frozenset(
     }
 )  # fmt: skip
 # Capitalised words that are never a name: how a question asks, and the parts of a course.
-NOT_NAMES = QUESTION_WORDS | COURSE_PARTS
+NOT_NAMES = NO_TOPIC_WORDS | COURSE_PARTS
 # Words that open a question as a request or point at what follows, not as part of a name ("Compare HNSW
 # and IVF", "Both Pasteur and Koch").
 ASKING = frozenset(

@@ -14,8 +14,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
-from app.assistant.extractive.intent import FEW_WORDS, QUESTION_WORDS, Plan, carried_words, plan_of
-from app.search.names import content_words, stem
+from app.assistant.extractive.intent import FEW_WORDS, Plan, carried_words, plan_of
+from app.language.lexicon import NO_TOPIC_WORDS
+from app.language.tokens import content_words, stem
 
 if TYPE_CHECKING:
     from app.search.index import CourseIndex
@@ -34,7 +35,7 @@ def with_subject(plan: Plan, previous: Exchange, index: CourseIndex) -> Plan | N
     words are many or unsaid)."""
     if plan.halves is not None or plan.context or plan.lesson is not None or plan.outline or not plan.near:
         return None
-    own = content_words(plan.topic, QUESTION_WORDS)
+    own = content_words(plan.topic, NO_TOPIC_WORDS)
     if not elliptical(own, index):
         return None
     context = carried_words(own, plan_of(previous.question, index).topic)

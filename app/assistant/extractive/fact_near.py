@@ -14,7 +14,7 @@ from app.assistant.extractive.definitions import defines
 from app.assistant.extractive.referents import said_before
 from app.assistant.extractive.scoring import Quote, SentenceScorer
 from app.assistant.extractive.sentences import is_filler
-from app.search.names import content_words
+from app.language.tokens import content_words
 
 # How many sentences after the topic's naming sentence its fact may be said: what comes before a topic is
 # named belongs to the one before it.

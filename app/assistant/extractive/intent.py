@@ -16,8 +16,9 @@ from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_numbe
 from app.assistant.extractive.pointing import points_back
 from app.assistant.extractive.symbols import asks_symbol_of
 from app.errors import CourseNotFound
+from app.language.lexicon import NO_TOPIC_WORDS, STOPWORDS
+from app.language.tokens import CHAIN_RE, content_words, stem, tokens, word_stems
 from app.search.models import CourseRecord
-from app.search.names import CHAIN_RE, STOPWORDS, content_words, stem, tokens, word_stems
 from app.search.titled import lesson_by_title_word
 
 if TYPE_CHECKING:
@@ -89,17 +90,6 @@ DEFINITION_QUESTION_RE = re.compile(
 )
 # A term of more words than this is a question about something, not a name to define.
 MAX_TERM_WORDS = 4
-# Words of a question that ask rather than say what about: a question left with none of its other words
-# asks for an overview ("What does lesson 6 of the pottery course cover?").
-QUESTION_WORDS = STOPWORDS | frozenset(
-    {
-        "say", "says", "said", "tell", "explain", "explains", "cover", "covers", "covered", "teach",
-        "teaches", "taught", "learn", "summarise", "summarize", "summary", "describe", "discuss", "talk",
-        "did", "was", "were", "will", "there", "main", "key", "point", "topic", "instructor", "overview",
-        "work", "works", "use", "used", "mean", "means", "best", "good", "get",
-        "whats", "hows", "wheres", "whos", "whens", "whys",  # contractions written without the apostrophe
-    }
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -133,14 +123,14 @@ class Plan:
         follow-up stands on would pull the sentences back to the previous question ("what are its walls
         built from?" would quote what a yurt is)."""
         return (
-            self.topic if content_words(self.topic, QUESTION_WORDS) and not self.about_answer else self.query
+            self.topic if content_words(self.topic, NO_TOPIC_WORDS) and not self.about_answer else self.query
         )
 
     @property
     def overview(self) -> bool:
         """True when the question says nothing beyond asking, and carries no topic on from the previous one
         ("why?" does): it wants a lesson's or course's gist."""
-        return not content_words(self.query, QUESTION_WORDS)
+        return not content_words(self.query, NO_TOPIC_WORDS)
 
     @property
     def names_only(self) -> bool:
@@ -247,12 +237,12 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         if earlier.outline:
             return replace(plan, outline=True, ask=earlier.ask, instructor=earlier.instructor)
         return replace(plan, context=carried_words([], earlier.topic))
-    own = content_words(plan.topic, QUESTION_WORDS)
+    own = content_words(plan.topic, NO_TOPIC_WORDS)
     # "what's the usual k?" asks about the symbol the answer used ("k commonly set to 60").
     about_answer = _about_answer(own, previous.answer, index) or asks_symbol_of(question, previous.answer)
     if not (about_answer or refers_back(question)):
         return plan
-    asks_more = not content_words(plan.topic, QUESTION_WORDS | REQUEST_WORDS)
+    asks_more = not content_words(plan.topic, NO_TOPIC_WORDS | REQUEST_WORDS)
     if PRONOUN_RE.search(question) or asks_more or about_answer or _points_at_both(question):
         context = carried_words(own, plan_of(previous.question, index).topic)
         pointing = PRONOUN_RE.search(question) or points_back(question, previous.answer)
@@ -285,7 +275,7 @@ def _titled_lesson(own: list[str], course: CourseRecord) -> int | None:
     """The lesson of a course whose title holds most of a short follow-up's own words ("reinforcement
     learning": "Deep Reinforcement Learning", not every "Deep Learning" title), or None for a tie or none."""
     held = {
-        lesson.number: len(set(own) & set(content_words(lesson.title, QUESTION_WORDS)))
+        lesson.number: len(set(own) & set(content_words(lesson.title, NO_TOPIC_WORDS)))
         for lesson in course.lessons
     }
     most = max(held.values(), default=0)
@@ -319,7 +309,7 @@ def _about_answer(own: list[str], answer: str, index: CourseIndex) -> bool:
 def refers_back(question: str) -> bool:
     """True when a question asked after another carries on from it rather than starting afresh."""
     pointing = POINTING_RE.search(question) and len(question.split()) <= SHORT_QUESTION_WORDS
-    own = content_words(LESSON_RE.sub(" ", question), QUESTION_WORDS)
+    own = content_words(LESSON_RE.sub(" ", question), NO_TOPIC_WORDS)
     return (
         bool(FOLLOW_UP_RE.search(question) or pointing or PRONOUN_RE.search(question))
         or len(own) <= FEW_WORDS
@@ -337,7 +327,7 @@ def carried_words(own: list[str], earlier: str) -> str:
     added = [
         word
         for word in CHAIN_RE.findall(earlier)  # "hx-target" whole: its short half alone says little
-        if word.lower() not in QUESTION_WORDS and len(word) > 2 and stem(word) not in own
+        if word.lower() not in NO_TOPIC_WORDS and len(word) > 2 and stem(word) not in own
     ]
     return " ".join(dict.fromkeys(added))
 

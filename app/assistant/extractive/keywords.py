@@ -9,9 +9,10 @@ import re
 
 from app.assistant.extractive.sentences import root
 from app.assistant.extractive.short_forms import in_full
+from app.language.acronyms import letters_of, spelled_out
+from app.language.tokens import content_words, tokens
 from app.search.apart import words_said_apart
 from app.search.models import Passage
-from app.search.names import content_words, letters_of, spelled_out, tokens
 
 # A code name joined by underscores ("test_client", "create_app").
 JOINED_RE = re.compile(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from app.search.names import stem, word_stems
+from app.language.tokens import stem, word_stems
 
 # "the" and the two words after it (an adjective may come between: "the forget gate").
 DEFINITE_RE = re.compile(r"\bthe\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", re.I)

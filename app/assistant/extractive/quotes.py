@@ -9,8 +9,8 @@ from app.assistant.extractive.onward import next_chunk
 from app.assistant.extractive.replies import answers
 from app.assistant.extractive.scoring import LEAD_SENTENCES, Quote
 from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, repeats
+from app.language.tokens import content_words, tokens
 from app.search.models import Passage
-from app.search.names import content_words, tokens
 
 # The lead: LEAD_SENTENCES consecutive sentences of the best passage (scoring.py), so the answer reads as
 # an explanation rather than a keyword hit. Then up to MAX_MORE further sentences from the other relevant

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from app.search.names import STOPWORDS, content_words, tokens
+from app.language.lexicon import STOPWORDS
+from app.language.tokens import content_words, tokens
 
 # A closing tag turns a statement into a question in form only ("He burned his ships, right?").
 TAG_RE = re.compile(

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from app.language.acronyms import letters_of, spelled_out
+from app.language.tokens import stem, tokens
 from app.search.models import Passage
-from app.search.names import letters_of, spelled_out, stem, tokens
 
 if TYPE_CHECKING:
     from app.search.index import CourseIndex

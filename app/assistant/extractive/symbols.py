@@ -6,7 +6,8 @@ had no topic; yet after an answer that said "with k commonly set to 60" it plain
 
 from __future__ import annotations
 
-from app.search.names import FUNCTION_WORDS, tokens
+from app.language.lexicon import FUNCTION_WORDS
+from app.language.tokens import tokens
 
 
 def symbols(text: str) -> set[str]:
