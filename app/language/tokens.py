@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 from app.language.lexicon import SHORT_WORDS, STOPWORDS
 
@@ -20,11 +21,51 @@ HYPHENATED_RE = re.compile(r"\b[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
 # A chain inside an address, a path or code ("example.com/flask-htmx/", slug="flask-htmx") is a name.
 CODE_BEFORE = ("/", ".", "=", "_", "@", "#", ":", "\\", "='", '="')
 CODE_AFTER = frozenset("/_@\\")
+# Distinct texts kept read: more than one answer's question, passages and sentences.
+READINGS_KEPT = 4096
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A text read once: its words as written, the joined forms of its hyphenated compounds, and their stems.
+
+    Every rule reads a text through `read`, which keeps a reading per distinct text, so one answer tokenizes
+    its question and each passage and sentence once however many rules look at them.
+    """
+
+    words: tuple[str, ...]
+    joined: tuple[str, ...]
+
+    @cached_property
+    def terms(self) -> tuple[str, ...]:
+        """The words as written, then each compound's joined form (runs of words stay as written)."""
+        return self.words + self.joined
+
+    @cached_property
+    def stems(self) -> frozenset[str]:
+        """The stems of every term (what a passage can be matched on)."""
+        return frozenset(stem(word) for word in self.terms)
+
+    @cached_property
+    def content(self) -> tuple[str, ...]:
+        """The stems of the words that carry meaning, in order (`content_words` with the STOPWORDS)."""
+        return tuple(_content(self.terms, STOPWORDS))
+
+
+def tokenize(text: str) -> list[str]:
+    """The words of a text as written (letters and digits; hyphens and punctuation split words)."""
+    return TOKEN_RE.findall(text)
+
+
+@lru_cache(maxsize=READINGS_KEPT)
+def read(text: str) -> Reading:
+    """The text's reading, made once per distinct text."""
+    return Reading(tuple(tokenize(text)), tuple(compounds(text)) if "-" in text else ())
 
 
 def tokens(text: str) -> list[str]:
     """The words of a text as written (letters and digits; hyphens and punctuation split words)."""
-    return TOKEN_RE.findall(text)
+    return list(read(text).words)
 
 
 def compound(chain: str) -> str | None:
@@ -64,12 +105,12 @@ def compound_parts(text: str) -> dict[str, set[str]]:
 def terms(text: str) -> list[str]:
     """The words of a text as written, then each two-word hyphenated compound's joined form (after them, so
     runs of words stay as written)."""
-    return tokens(text) + compounds(text) if "-" in text else tokens(text)
+    return list(read(text).terms)
 
 
 def word_stems(text: str) -> set[str]:
     """The stems of every word a text says, compounds joined too (what a passage can be matched on)."""
-    return {stem(word) for word in terms(text)}
+    return set(read(text).stems)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -102,9 +143,15 @@ def content_words(text: str, stopwords: frozenset[str] = STOPWORDS) -> list[str]
     """Stems of the words that carry meaning, in order; 1-2 letter words count only as acronyms ("AI") or
     terms ("id", `is_short_term`); a hyphenated compound counts as its parts and as one word ("re-ranking":
     "rank", "rerank")."""
+    reading = read(text)
+    return list(reading.content) if stopwords is STOPWORDS else _content(reading.terms, stopwords)
+
+
+def _content(words: tuple[str, ...], stopwords: frozenset[str]) -> list[str]:
+    """The stems of the words that carry meaning (`content_words`)."""
     return [
         stem(token)
-        for token in terms(text)
+        for token in words
         if token.lower() not in stopwords
         and (len(token) > 2 or is_acronym_token(token) or is_short_term(token))
     ]
