@@ -7,8 +7,8 @@ import pytest
 from app.assistant.extractive.budget import MAX_EMBEDDED
 from app.assistant.extractive.half_pool import HALF_PASSAGES, half_reading, two_things
 from app.assistant.extractive.retrieve import search
+from tests.extractive.understand.test_comparisons import answerer_over
 from tests.helpers import course_text
-from tests.test_comparison import answerer_over
 
 GRAINS = ("rye", "spelt", "barley", "oats", "millet", "buckwheat", "emmer", "einkorn", "wheat", "teff")
 GLAZES = ("celadon", "tenmoku", "shino", "ash", "salt", "crawl", "matte", "crackle", "satin", "gloss")

@@ -9,8 +9,8 @@ from app.assistant.base import Exchange
 from app.assistant.extractive.intent import understand
 from app.language.lexicon import NO_TOPIC_WORDS
 from app.language.tokens import content_words
-from tests import test_follow_ups
-from tests.test_follow_ups import cited
+from tests.extractive.understand import test_follow_ups
+from tests.extractive.understand.test_follow_ups import cited
 
 kitchen = test_follow_ups.kitchen  # the baking course's answerer, indexed once per module
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from app.assistant.base import Exchange
 from app.assistant.extractive.intent import understand
 from app.assistant.extractive.pointing import points_back
-from tests.test_follow_ups import STARTERS, cited, kitchen  # noqa: F401 (the fixture)
+from tests.extractive.understand.test_follow_ups import STARTERS, cited, kitchen  # noqa: F401 (the fixture)
 
 
 def test_the_and_a_word_the_answer_said_points_back():

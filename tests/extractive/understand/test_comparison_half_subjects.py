@@ -7,7 +7,7 @@ import pytest
 
 from app.assistant.extractive.antecedent import resolved
 from app.search.split import split_comparison
-from tests.test_comparison import answerer_over
+from tests.extractive.understand.test_comparisons import answerer_over
 
 
 @pytest.mark.parametrize(
