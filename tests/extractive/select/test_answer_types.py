@@ -12,7 +12,7 @@ from app.search.models import Passage
 # Two sentences of a lecture that share the question's words alike; only one names who thought it up.
 NAMED = "The bell experiment was first thought up by Marlowe in a lab with dogs, a long time ago."
 UNNAMED = "The bell experiment was first thought up in a lab with dogs, a long time ago."
-QUESTION = "who first came up with the bell experiment?"
+QUESTION = "who first thought of the bell experiment?"
 
 
 def passage(text: str, score: float = 0.6, chunk: int = 0) -> Passage:
@@ -31,7 +31,7 @@ def passage(text: str, score: float = 0.6, chunk: int = 0) -> Passage:
     ("question", "kind"),
     [
         ("who thought up the bell experiment?", PERSON),
-        ("and who first came up with it?", PERSON),
+        ("and who first thought of it?", PERSON),
         ("When was the bell experiment run?", TIME),
         ("what year did the study appear", TIME),
         ("how many dogs took part?", NUMBER),

@@ -1,4 +1,4 @@
-"""A fact asked about what a follow-up's pronoun stands for ("who came up with it?") is the sentence of
+"""A fact asked about what a follow-up's pronoun stands for ("who thought of it?") is the sentence of
 that kind said just after the topic is named, though it shares no word with the question."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ ELSEWHERE = (
     "about seven items; rehearsal moves them into long-term memory, where they are stored by meaning."
 )
 PROMPT = "explain bell conditioning"
-FOLLOW_UP = "who first came up with it?"
+FOLLOW_UP = "who first thought of it?"
 
 
 def passage(text: str, score: float, chunk: int) -> Passage:
@@ -108,7 +108,7 @@ def lectures(tmp_path_factory):
     return library.synced().answerer()
 
 
-def test_who_came_up_with_it_quotes_the_person_named_by_the_topic(lectures):
+def test_a_follow_up_asking_who_quotes_the_person_named_by_the_topic(lectures):
     first = lectures.answer(PROMPT, [])
     previous = Exchange(question=PROMPT, answer=first.markdown, sources=first.sources)
 
@@ -134,7 +134,7 @@ def test_a_fact_follow_up_reads_more_of_the_lesson_it_answers_from(lectures):
 
 
 def test_a_fact_question_that_points_back_to_nothing_keeps_the_usual_lead(lectures):
-    plan = lectures.plan("who first came up with bell conditioning?", [])
+    plan = lectures.plan("who first thought of bell conditioning?", [])
 
     assert not plan.context  # no pronoun, no previous question: nothing for a fact to be said next to
     assert lectures._fact_about_context(plan, []) == []

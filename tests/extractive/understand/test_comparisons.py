@@ -26,40 +26,40 @@ RAG = "Retrieval-Augmented Generation in Practice"
     ("question", "halves"),
     [
         (
-            "Compare HNSW and IVF - which setting trades recall for speed in each?",
+            "Compare kilns and ovens - which setting trades heat for time in each?",
             (
-                "Compare HNSW - which setting trades recall for speed in each?",
-                "Compare IVF - which setting trades recall for speed in each?",
+                "Compare kilns - which setting trades heat for time in each?",
+                "Compare ovens - which setting trades heat for time in each?",
             ),
         ),
         (
-            "How do the RAG course and the vector databases course each define recall at k?",
+            "How do the pottery course and the baking course each define firing time?",
             (
-                "How do the RAG course each define recall at k?",
-                "How do the vector databases course each define recall at k?",
+                "How do the pottery course each define firing time?",
+                "How do the baking course each define firing time?",
             ),
         ),
         (
-            "How is cosine similarity explained in the RAG course compared with the vector databases course?",
+            "How is proofing explained in the baking course compared with the pottery course?",
             (
-                "How is cosine similarity explained in the RAG course",
-                "How is cosine similarity explained in the vector databases course?",
+                "How is proofing explained in the baking course",
+                "How is proofing explained in the pottery course?",
             ),
         ),
         (
-            "Where should secrets be handled, in deployment and in tests?",
+            "Where should glazes be kept, in the studio and in kilns?",
             (
-                "Where should secrets be handled, in deployment",
-                "Where should secrets be handled, in tests?",
+                "Where should glazes be kept, in the studio",
+                "Where should glazes be kept, in kilns?",
             ),
         ),
         (
-            "How should re-ingestion skip unchanged files, and in what order are chunks replaced?",
-            ("How should re-ingestion skip unchanged files?", "in what order are chunks replaced?"),
+            "How should re-glazing skip fired pots, and in what order are shelves loaded?",
+            ("How should re-glazing skip fired pots?", "in what order are shelves loaded?"),
         ),
         (
-            "who invented the tipping point model and what did he win for it",
-            ("who invented the tipping point model?", "what did he win for it"),
+            "who invented the spinning jenny and what did he earn for it",
+            ("who invented the spinning jenny?", "what did he earn for it"),
         ),
         (
             "How do fixtures and markers change how a test runs?",
@@ -73,10 +73,10 @@ RAG = "Retrieval-Augmented Generation in Practice"
             ),
         ),
         (
-            "Re-ranking in RAG versus re-ranking after quantization - what do both courses say?",
+            "Re-firing in raku versus re-firing after glazing - what do both courses say?",
             (
-                "Re-ranking in RAG - what do both courses say?",
-                "re-ranking after quantization - what do both courses say?",
+                "Re-firing in raku - what do both courses say?",
+                "re-firing after glazing - what do both courses say?",
             ),
         ),
         # "differ from", "different than", "compare to", "distinguishes … from": the two things around it.
@@ -136,18 +136,18 @@ def test_a_comparison_splits_into_one_question_per_compared_thing(question, halv
 @pytest.mark.parametrize(
     "question",
     [
-        "Lesson 3 of Flask and HTMX, which swap style appends to a chat transcript?",
-        "How do I combine the ranked lists from keyword search and vector search?",
-        "I filter after the vector search and get fewer results than I asked for. Why?",
-        "how many lessons does the Flask and HTMX course have",
+        "Lesson 2 of Bread and Pastry, which fold keeps butter in a croissant?",
+        "How do I merge the price lists from the bakery and the cafe?",
+        "I sift after the mixing and get less flour than I weighed. Why?",
+        "how many lessons does the Bread and Pastry course have",
         "What is a fixture?",
         "Compare",
-        "How do I combine keyword search and vector search results?",
+        "How do I merge bakery and cafe receipts?",
         "How do Flask and HTMX render a page?",  # no verb of the question's own after the two subjects
         "How do the two lists differ?",
         "How does it differ from a marker?",  # a follow-up about one thing
         "Which lesson covers fixtures or markers?",  # "or" without a choice
-        "So should the lion eat the sheep or not?",
+        "So should the fox cross the river or not?",
         "How are mutexes and semaphores used?",
         "show me the encoder and how it works",  # the second question points back at the first
     ],
@@ -229,17 +229,17 @@ LEARNING = course("Deep Learning", "Neural Networks", "Computer Vision", "Deep R
     ("half", "other", "lesson"),
     [
         (
-            "How does habituation come up in the Skinner lecture",
+            "Where does habituation appear in the Skinner lecture",
             "in the baby lecture",
             ("Introduction to Psychology", 3),
         ),
         (
-            "how is reward used in deep reinforcement learning?",
+            "where does reward matter in deep reinforcement learning?",
             "in operant conditioning",
             ("Deep Learning", 3),
         ),
         # "neural networks" is a title's words, but the half is about something else: no lesson named.
-        ("When did a neural network beat human error on ImageNet?", "with what architecture?", None),
+        ("When did a neural network first beat a chess champion?", "with what architecture?", None),
         # "psychology" and "deep" are course words, and the other half says "Freud" too.
         ("What does the psychology course say about Freud?", "and Freud's critics", None),
     ],
