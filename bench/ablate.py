@@ -507,12 +507,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--index-dir", type=Path, required=False, help="the kept indexes of bench.evaluate")
     parser.add_argument("--json", type=Path, help="write the moved questions per rule, set and ranking")
     parser.add_argument("--list", action="store_true", help="list the rules and their lines")
+    parser.add_argument("--table", type=Path, nargs="+", help="print the table of saved --json files, merged")
     args = parser.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
     rules = [rule for rule in RULES if not args.rule or rule.name in args.rule]
     if args.list:
         for rule in rules:
             print(f"{rule.name:22} {rule_lines(rule, root):4}  {rule.purpose}")
+        return
+    if args.table:
+        merged: dict[str, dict[str, Any]] = {rule.name: {} for rule in rules}
+        for path in args.table:
+            for name, runs in json.loads(path.read_text(encoding="utf-8")).items():
+                if name in merged:
+                    merged[name].update(runs)
+        print_table([rule for rule in rules if merged[rule.name]], merged, root)
         return
     if args.index_dir is None:
         parser.error("--index-dir is required (a folder of kept indexes, as bench.evaluate keeps them)")

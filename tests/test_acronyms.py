@@ -44,14 +44,6 @@ def answerer(tmp_path_factory):
     return library.synced().answerer()
 
 
-def test_an_acronym_the_course_says_in_full_is_answered_not_declined(answerer):
-    answer = answerer.answer("what is a VAE?", [])
-
-    assert "never mention" not in answer.markdown
-    assert answer.sources and answer.sources[0].lesson_number == 1
-    assert "variational auto encoder" in answer.markdown
-
-
 def test_an_acronym_the_course_neither_writes_nor_says_in_full_is_still_declined(answerer):
     answer = answerer.answer("why are GAN samples blurry?", [])
 

@@ -108,6 +108,18 @@ def test_the_language_layer_imports_nothing_else_from_the_app():
     assert outside == set()
 
 
+def test_the_search_tools_path_reads_no_question():
+    graph = _graph()
+    reached, todo = set(), ["app.search.index"]
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo += graph[name]
+    readers = {"app.search.split", "app.search.titled"}
+    assert not reached & readers and not any(name.startswith("app.assistant") for name in reached)
+
+
 def test_the_cycle_check_finds_a_cycle_through_a_deferred_import():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]

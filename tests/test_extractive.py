@@ -302,25 +302,6 @@ def test_a_follow_up_without_a_course_keeps_the_previous_course(assistant):
     assert {(source.course_title, source.lesson_number) for source in follow.sources} == {(RAG, 4)}
 
 
-def test_the_next_one_moves_to_the_following_lesson(assistant):
-    _, follow = _after(
-        assistant, "What does lesson 1 of the vector databases course cover?", "what about the next one?"
-    )
-    assert {(source.course_title, source.lesson_number) for source in follow.sources} == {(VECTOR, 2)}
-
-
-def test_explain_that_more_simply_quotes_the_previous_lesson_again(assistant):
-    first, follow = _after(
-        assistant,
-        "How does HNSW find neighbours in the vector databases course?",
-        "Can you explain that in simpler terms?",
-    )
-    lesson = first.sources[0].lesson_number
-    assert follow.sources and {(s.course_title, s.lesson_number) for s in follow.sources} == {
-        (VECTOR, lesson)
-    }
-
-
 def test_a_new_question_naming_its_own_course_is_not_a_follow_up(assistant):
     _, follow = _after(
         assistant,

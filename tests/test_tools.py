@@ -6,6 +6,7 @@ import pytest
 
 from app.assistant.base import Source
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, TOOL_SCHEMAS, SourceCollector, ToolBox
+from app.search.searcher import SearchRequest
 
 RAG = "Retrieval-Augmented Generation in Practice"
 VECTOR = "Vector Databases from Scratch"
@@ -43,19 +44,16 @@ def test_search_heads_passages_with_course_and_lesson(toolbox):
     assert 0 < len(first.snippet) <= 201
 
 
-def test_search_is_plain_retrieval_without_reading_the_question(toolbox, monkeypatch):
-    def no_reading(*args, **kwargs):
-        raise AssertionError("the search tool read the question's parts")
-
+def test_search_is_plain_hybrid_retrieval_of_the_query_as_written(toolbox):
     # Claude splits a comparison into one search per part itself (the tool's description asks it to).
-    for name in ("split_comparison", "lesson_by_title_word", "listed_passages"):
-        monkeypatch.setattr(f"app.search.parts.{name}", no_reading)
     query = "chunking documents versus fixture scope"
+    snapshot = toolbox.index.catalog.snapshot()
 
     result = toolbox.run(SEARCH_TOOL, {"query": query})
 
+    ranked = toolbox.index.searcher.search(SearchRequest(query, snapshot, snapshot.entries, None, None, 5))
     assert not result.is_error
-    assert result.passages == toolbox.index.search(query, k=5)
+    assert result.passages == ranked
 
 
 def test_search_filters_by_course_name_and_lesson_number(toolbox):

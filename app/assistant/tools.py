@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from app.assistant import retrieval
 from app.assistant.base import Source
@@ -18,15 +18,6 @@ if TYPE_CHECKING:
 SEARCH_TOOL = "search_course_content"
 OUTLINE_TOOL = "get_course_outline"
 STATUS_QUERY_CHARS = 60
-
-
-class Finder(Protocol):
-    """A search of the index: the k best passages for a query, within a course and lesson when given."""
-
-    def __call__(
-        self, query: str, course: str | None = None, lesson: int | None = None, k: int | None = None
-    ) -> list[Passage]: ...
-
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
     {
@@ -207,16 +198,9 @@ class ToolBox:
 
     schemas = TOOL_SCHEMAS
 
-    def __init__(self, index: CourseIndex, max_results: int | None = None, find: Finder | None = None):
+    def __init__(self, index: CourseIndex, max_results: int | None = None):
         self.index = index
         self.max_results = max_results
-        # Claude's searches are plain retrieval (it splits a comparison itself, as the tool's description
-        # asks); the extractive answerer, which reads the question itself, passes its own.
-        self.find: Finder = find or index.search
-
-    def reading_questions(self) -> ToolBox:
-        """The same tools, whose search reads a question's compared parts (`CourseIndex.search_question`)."""
-        return ToolBox(self.index, self.max_results, self.index.search_question)
 
     def run(self, name: str, arguments: Any) -> ToolResult:
         """Run a tool by name; unknown tools, bad arguments and unknown courses come back as errors."""
@@ -271,7 +255,9 @@ class ToolBox:
         self, query: str, course_name: str | None = None, lesson_number: int | None = None
     ) -> ToolResult:
         """Search passages; raises CourseNotFound / LessonNotFound from the index."""
-        passages = self.find(query, course=course_name, lesson=lesson_number, k=self.max_results)
+        # Plain retrieval: Claude splits a comparison into searches itself, as the tool's description asks,
+        # and the extractive answerer plans one search per compared part.
+        passages = self.index.search(query, course=course_name, lesson=lesson_number, k=self.max_results)
         retrieval.saw(passages)  # the question log's confidence figure
         if not passages:
             where = ""

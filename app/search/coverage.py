@@ -13,7 +13,6 @@ from typing import Protocol
 from app.language.lexicon import FUNCTION_WORDS
 from app.language.tokens import stem, tokens
 from app.search.catalog import CatalogSnapshot
-from app.search.forms import other_forms
 from app.search.spelling import Speller
 from app.search.variants import variants
 
@@ -60,7 +59,6 @@ def covered(view: WordCounts, text: str, vocabulary: frozenset[str], named: froz
             said(term)
             or word.lower() in named
             or variants([term], said)
-            or other_forms(term, said)
             or view.written_otherwise(word, vocabulary)
             or view.speller.correct(word, vocabulary) is not None
         ):

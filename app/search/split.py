@@ -1,17 +1,13 @@
 """Split a question about two things ("compare X and Y", "X versus Y", "in A and in B") into two questions.
 
-Shared by search (each half's best passage is kept among the results) and the extractive answerer (each
-half answered on its own and both quoted), so a comparison is not served by whichever of its two lessons
-happens to rank first. The split is a word-level heuristic: the two compared
-phrases are the words on either side of the joining word, up to punctuation or a word that cannot belong
-to a compared phrase (a question word, a verb of the question, a preposition before the first phrase).
-Only a question that says it compares ("compare", "versus", "both", "each", "difference") is split, or one
-that names two courses, repeats its preposition ("in summer and in winter"), asks a second question
-after ", and", or asks the same of two subjects ("how do A and B change what …"): a plain "and" is too
-often part of one thing ("Flask and HTMX", "chunk size and overlap"). A subject before a colon or dash and
-two sides after it ("X: A and B"), or two things and a question ("A and B: which …?"), asks one question
-per side (`app.search.aspects`); a second half that leaves out the thing asked ("what N do A do vs what B
-do") takes it (`app.search.asked_thing`); "is A faster than B?" asks each (`app.search.comparative`).
+The extractive answerer's comparison reader (each half searched and answered on its own and both quoted), so a
+comparison is not served by whichever of its two lessons happens to rank first. The split is a word-level
+heuristic: the two compared phrases are the words on either side of the joining word, up to punctuation or a
+word that cannot belong to a compared phrase (a question word, a verb of the question, a preposition before
+the first phrase). Only a question that says it compares ("compare", "versus", "both", "each", "difference")
+is split, or one that names two courses, repeats its preposition ("in summer and in winter"), asks a second
+question after ", and", or asks the same of two subjects ("how do A and B change what …"): a plain "and" is
+too often part of one thing ("Flask and HTMX", "chunk size and overlap").
 """
 
 from __future__ import annotations
@@ -20,9 +16,6 @@ import re
 
 from app.language.lexicon import COURSE_RE, DASHES, FUNCTION_WORDS, PUNCTUATION, WH_WORDS
 from app.language.tokens import stem
-from app.search.asked_thing import restates, with_asked_thing
-from app.search.aspects import subject_sides, things_then_question
-from app.search.comparative import comparative_halves
 
 CUE_RE = re.compile(
     r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|both|each|differences?(?:\s+between)?|differs?|contrast"
@@ -102,9 +95,8 @@ def split_comparison(question: str) -> tuple[str, str] | None:
     for joint in _joints(words):
         halves = _split_at(question, words, joint)
         if halves is not None:
-            return halves[0], with_asked_thing(*halves)
-    halves = comparative_halves(words) or subject_sides(words) or things_then_question(words)
-    return halves or _change(words)
+            return halves
+    return _change(words)
 
 
 def _differ(words: list[str]) -> tuple[str, str] | None:
@@ -370,3 +362,10 @@ def _phrase_end(words: list[str], start: int, first_length: int) -> int:
 def _has_words(text: str) -> bool:
     """True for text with at least one word."""
     return bool(re.search(r"\w", text))
+
+
+def restates(first: list[str], second: list[str]) -> bool:
+    """True when the second phrase opens on the whole first one ("chunking" and "chunking with overlap"): it
+    is the first with a qualifier, and the qualifier runs to the clause's end, however long."""
+    said = [word.lower().strip(PUNCTUATION) for word in first]
+    return bool(said) and len(second) > len(said) and [word.lower() for word in second[: len(said)]] == said

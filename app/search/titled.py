@@ -3,9 +3,7 @@
 A half of a comparison names a lesson by a word of its title that the other half lacks ("in Cournot",
 "HNSW graphs") when the half is mostly that title's words (`named_lesson`).
 
-One rule for search (a question, or a comparison's part, naming a lesson is searched within it:
-`parts.search_with_parts`, `parts.part_scope`) and the extractive answerer (answered from it), so both
-read a lesson's name alike.
+The extractive answerer's rule: such a question, or half, is searched and answered within that lesson.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A fact asked about what a follow-up points back to ("who came up with it?", "when was it built?"): the
+"""A fact asked about what a follow-up points back to ("who thought of it?", "when was it built?"): the
 sentence holding a person, a time or a number that is said just after the lecturer names that topic.
 
 The sentence that answers such a question shares nothing with it ("It was dreamt up by Marlowe." after

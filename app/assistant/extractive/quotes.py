@@ -216,7 +216,7 @@ def _own(quotes: list[Quote], passage: Passage) -> list[Quote]:
 def _window(quotes: list[Quote], anchor: Quote) -> list[Quote]:
     """The anchor and what follows it, LEAD_SENTENCES of its passage (what comes before it only at the
     passage's end, and never a question, the lecturer's question is not the answer, nor what says nothing:
-    "Yeah, the guy in blue. Um." before a student's reply)."""
+    "Yes, the woman at the front. Um." before a student's reply)."""
     own = _own(quotes, anchor.passage)
     at = own.index(anchor)
     ahead = own[at:] + next_chunk(quotes, anchor.passage) if len(own) - at < LEAD_SENTENCES else []

@@ -68,6 +68,6 @@ def next_best(
     seen = {passage.place for passage in found}
     return [
         passage
-        for passage in index.search_question(query, course=course, lesson=lesson, k=k)
+        for passage in index.search(query, course=course, lesson=lesson, k=k)
         if passage.place not in seen
     ]

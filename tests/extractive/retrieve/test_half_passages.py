@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.assistant.extractive.budget import MAX_EMBEDDED
-from app.assistant.extractive.half_pool import HALF_PASSAGES, half_reading, two_things
+from app.assistant.extractive.half_pool import HALF_PASSAGES, half_reading
 from app.assistant.extractive.retrieve import search
 from tests.extractive.understand.test_comparisons import answerer_over
 from tests.helpers import course_text
@@ -57,32 +57,3 @@ def test_a_half_reads_the_tools_passages_then_its_next_best_up_to_ten(crafts):
 def test_a_half_reading_ten_passages_reads_sixty_sentences_for_meaning():
     assert half_reading([]) == MAX_EMBEDDED
     assert half_reading([object()] * HALF_PASSAGES) == 60  # type: ignore[list-item]
-    # A clause reading only the tool's five reads what a whole answer reads, not six of each.
-    assert half_reading([object()] * 5, wide=False) == MAX_EMBEDDED  # type: ignore[list-item]
-
-
-def test_two_clauses_of_one_question_read_only_the_tools_passages(crafts):
-    # "it" in the second clause is the first clause's bread: one thing asked twice, not two things compared.
-    plan = crafts.plan("how is the rye bread baked and what is it kept in?")
-
-    read = crafts.read_halves(plan)
-
-    assert plan.halves is not None and read is not None and all(one.lead for one in read)
-    assert all(0 < len(one.passages) < HALF_PASSAGES for one in read)
-
-
-@pytest.mark.parametrize(
-    ("topics", "places", "two"),
-    [
-        (("when was the mill built?", "what did it grind?"), (None, None), False),
-        (("who founded the guild?", "what did he sell?"), (None, None), False),
-        # The pronoun of one place's half asks about what the other names, in another lesson.
-        (("what does the kiln do in lesson 1?", "how is it cooled in lesson 2?"), (1, 2), True),
-        # A possessive comes with its own thing; a subject before the asking names the half's own.
-        (("how does the oath bind?", "how does the king burning his boats bind?"), (None, None), True),
-        (("glazes: how are they fired?", "how are slips fired?"), (None, None), True),
-        (("how is rye baked?", "how is spelt baked?"), (None, None), True),
-    ],
-)
-def test_halves_asking_about_two_things_are_told_from_two_clauses_about_one(topics, places, two):
-    assert two_things(topics, places) is two

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.extractive import keywords, quotes
-from app.assistant.extractive.keywords import abbreviated, keyword_share, said_share
+from app.assistant.extractive import quotes
+from app.assistant.extractive.keywords import keyword_share, said_share
 from app.assistant.extractive.quotes import lead
 from app.assistant.extractive.scoring import Quote
 from app.assistant.extractive.sentences import repeats, root
@@ -36,29 +36,6 @@ def share(topic: str, sentence: str) -> float:
 RGU = {"rgu", "recurrent", "gated", "unit"}
 
 
-@pytest.mark.parametrize(
-    ("topic", "sentence", "words"),
-    [
-        # The lecturer says the letters, the student writes the words, and the other way round.
-        ("stages of a recurrent gated unit", "A RGU has two stages.", RGU),
-        ("what does an RGU remember", "A recurrent gated unit remembers.", RGU),
-        # Letters that no run of the other text's words begins with stand for nothing here.
-        ("stages of a recurrent gated unit", "The BBC filmed it.", set()),
-    ],
-)
-def test_an_acronym_says_the_words_it_stands_for(topic, sentence, words):
-    assert set(abbreviated(topic, sentence)) == words
-
-
-def test_a_sentence_saying_the_questions_words_by_their_acronym_shares_them(monkeypatch):
-    topic = "what are the stages of a recurrent gated unit"
-    sentence = "There are two stages in a RGU, remembering and forgetting."
-    assert share(topic, sentence) == 1.0
-    # Read as written, only "stages" is said.
-    monkeypatch.setattr(keywords, "abbreviated", lambda topic, sentence: [])
-    assert share(topic, sentence) == pytest.approx(1 / 4)
-
-
 def test_another_word_of_the_family_is_said_in_reading_and_in_ranking():
     topic = "which critic said the theory is not falsifiable"
     sentence = "A critic introduced the term falsifiability for this."
@@ -66,28 +43,6 @@ def test_another_word_of_the_family_is_said_in_reading_and_in_ranking():
     assert root("falsifiable") == root("falsifiability")
     assert said_share(words, topic, sentence) == pytest.approx(2 / 4)  # "critic", "falsifiable"
     assert share(topic, sentence) == pytest.approx(2 / 4)
-
-
-def test_a_lead_in_a_lower_passage_is_not_taken_from_the_sentence_saying_the_questions_words_in_full(
-    scorer, monkeypatch
-):
-    # The better passage says "RGU" where the student wrote its words; a lower one says the words in passing.
-    question = "what are the two stages of a recurrent gated unit"
-    best = passage(
-        "Now there are two main stages to a RGU, first remembering the input and then forgetting the old "
-        "state. The weights of both are learned in training.",
-        0.5,
-        chunk=3,
-    )
-    lower = passage(
-        "They define a recurrent gated unit with a mask on it. It looks only at earlier words.", 0.45, chunk=9
-    )
-    found = scorer.quotes(question, [best, lower])
-    assert lead(found, False)[0].sentence.startswith("Now there are two main stages to a RGU")
-    # Without reading the acronym, the sentence saying the words leads.
-    monkeypatch.setattr(keywords, "abbreviated", lambda topic, sentence: [])
-    found = scorer.quotes(question, [best, lower])
-    assert lead(found, False)[0].sentence.startswith("They define a recurrent gated unit")
 
 
 LOWERED = "So we actually lowered the lender's payoff at the end."

@@ -61,7 +61,7 @@ def test_a_sentence_that_opens_as_a_question_asks_without_its_question_mark(sent
 @pytest.mark.parametrize(
     ("sentence", "calls"),
     [
-        ("Yeah, the guy in blue and green.", True),
+        ("Yeah, the woman in the red scarf.", True),
         ("Yes, you at the back.", True),
         ("The farmers had dug channels around the fields.", False),
         ("Thank you.", False),

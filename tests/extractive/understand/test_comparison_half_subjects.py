@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.extractive.antecedent import resolved
 from app.search.split import split_comparison
 from tests.extractive.understand.test_comparisons import answerer_over
 
@@ -55,30 +54,6 @@ def test_a_split_gives_shared_words_to_the_halves_they_belong_to(question, halve
     assert split_comparison(question) == halves
 
 
-@pytest.mark.parametrize(
-    ("half", "other", "read"),
-    [
-        (
-            "how is it reused in the uncertainty lecture?",
-            "dropout: what does it do during training in the regularization lecture?",
-            "how is dropout reused in the uncertainty lecture?",
-        ),
-        # "he" is the person the other half asks for, not its words; "it" follows a word of the half's own.
-        ("what did he win for it", "who invented the tipping point model?", "what did he win for it"),
-        ("why are they slow?", "tries, how are words stored?", "why are tries slow?"),
-        # A half that names its own subject before the pronoun keeps it.
-        (
-            "dropout: what does it do during training?",
-            "how is it reused?",
-            "dropout: what does it do during training?",
-        ),
-        ("testing an app through its test client", "fixtures", "testing an app through its test client"),
-    ],
-)
-def test_a_pronoun_that_points_back_stands_for_the_other_halfs_subject(half, other, read):
-    assert resolved(half, other) == read
-
-
 NETWORKS = "\n".join(
     [
         "Course Title: Neural Network Notes",
@@ -105,14 +80,3 @@ NETWORKS = "\n".join(
 def networks(tmp_path_factory):
     """An extractive answerer over a two-lesson course of its own."""
     return answerer_over(tmp_path_factory, "networks", NETWORKS)
-
-
-def test_a_half_whose_pronoun_points_back_quotes_what_it_stands_for(networks):
-    answer = networks.answer(
-        "dropout: what does it do during training in the regularization lecture, and how is it reused in "
-        "the uncertainty lecture?",
-        [],
-    )
-    assert [source.lesson_number for source in answer.sources] == [1, 2]
-    uncertainty = answer.markdown.split("Lesson 2: Uncertainty**", 1)[1]
-    assert "Dropout is kept switched on at test time" in uncertainty

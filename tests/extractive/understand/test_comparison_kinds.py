@@ -10,23 +10,6 @@ from tests.helpers import Library
 
 
 @pytest.mark.parametrize(
-    ("question", "halves"),
-    [
-        (
-            "sourdough starter: feeding schedule and keeping it in the fridge",
-            ("feeding schedule (sourdough starter)", "keeping it in the fridge (sourdough starter)"),
-        ),
-        (
-            "glaze firing - cone numbers and cooling speed?",
-            ("cone numbers (glaze firing)?", "cooling speed (glaze firing)?"),
-        ),
-    ],
-)
-def test_a_subject_then_two_sides_asks_each_side(question, halves):
-    assert split_comparison(question) == halves
-
-
-@pytest.mark.parametrize(
     "question",
     [
         "sourdough starter and levain",  # no subject before a colon: one thing
@@ -69,40 +52,6 @@ def test_a_half_naming_only_its_course_asks_the_other_halfs_question_there(craft
     assert {source.course_title for source in answer.sources} == {"Home Baking", "Pottery Basics"}
     assert "damp towel" in answer.markdown
     assert "Cover the rim with plastic" in answer.markdown or "dries faster at the rim" in answer.markdown
-
-
-@pytest.mark.parametrize(
-    ("question", "halves"),
-    [
-        (
-            "what glazes do stoneware kilns need vs what earthenware kilns need",
-            ("what glazes do stoneware kilns need?", "what glazes earthenware kilns need"),
-        ),
-        (
-            "which flours does sourdough use and which brioche uses",
-            ("which flours does sourdough use?", "which flours brioche uses"),
-        ),
-        (
-            "how many folds does croissant dough get vs how many puff pastry gets",
-            ("how many folds does croissant dough get?", "how many folds puff pastry gets"),
-        ),
-    ],
-)
-def test_the_second_half_of_a_parallel_question_keeps_the_thing_asked(question, halves):
-    assert split_comparison(question) == halves
-
-
-@pytest.mark.parametrize(
-    ("question", "second"),
-    [
-        ("what does the oven heat vs what the proofer warms", "what the proofer warms"),  # no thing asked
-        ("how many folds does croissant dough get vs how puff pastry rises", "how puff pastry rises"),
-        ("what glazes do kilns need vs what does a wheel need", "what does a wheel need"),  # its own frame
-    ],
-)
-def test_a_second_half_asking_its_own_question_is_left_as_it_is(question, second):
-    halves = split_comparison(question)
-    assert halves is not None and halves[1] == second
 
 
 @pytest.mark.parametrize(
@@ -154,64 +103,3 @@ def test_the_plain_half_quotes_the_plain_thing(bread):
     answer = bread.answer("proofing vs proofing in the fridge", [])
     assert [source.lesson_number for source in answer.sources] == [1, 2]
     assert "floured finger" in answer.markdown.split("Lesson 2", 1)[0]
-
-
-@pytest.mark.parametrize(
-    ("question", "halves"),
-    [
-        ("is rye flour denser than spelt?", ("is rye flour denser?", "is spelt denser?")),
-        (
-            "why is a gas kiln more even than an electric kiln for glazes?",
-            ("why is a gas kiln more even for glazes?", "why is an electric kiln more even for glazes?"),
-        ),
-        (
-            "are starters better than dry yeast, and why?",
-            ("are starters better, and why?", "are dry yeast better, and why?"),
-        ),
-    ],
-)
-def test_a_comparative_asks_it_of_each_thing(question, halves):
-    assert split_comparison(question) == halves
-
-
-@pytest.mark.parametrize(
-    "question",
-    [
-        "is it more than ten minutes?",  # a quantity
-        "is the oven hotter than 250 degrees?",  # a number
-        "is there anything other than rye?",
-        "does rye rise less than spelt?",  # not framed by "to be": where A ends is not written
-    ],
-)
-def test_a_than_that_compares_no_two_things_is_not_split(question):
-    assert split_comparison(question) is None
-
-
-@pytest.mark.parametrize(
-    ("question", "halves"),
-    [
-        (
-            "kneading and folding: which builds more gluten?",
-            ("kneading: which builds more gluten?", "folding: which builds more gluten?"),
-        ),
-        (
-            "raku and pit firing - how hot do they get",
-            ("raku: how hot do they get", "pit firing: how hot do they get"),
-        ),
-    ],
-)
-def test_two_things_then_a_question_asks_it_of_each(question, halves):
-    assert split_comparison(question) == halves
-
-
-@pytest.mark.parametrize(
-    "question",
-    [
-        "the bread and pastry course: how long is it?",  # a course's name
-        "kneading and folding: the gluten",  # no question after the colon
-        # a clause, not two things
-        "kneading, shaping and folding the dough by hand and machine: which is best?",
-    ],
-)
-def test_a_head_that_is_one_thing_asks_once(question):
-    assert split_comparison(question) is None

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.assistant.base import Exchange
-from app.assistant.extractive.intent import understand
 from app.language.lexicon import NO_TOPIC_WORDS
 from app.language.tokens import content_words
 from tests.extractive.understand import test_follow_ups
-from tests.extractive.understand.test_follow_ups import cited
 
 kitchen = test_follow_ups.kitchen  # the baking course's answerer, indexed once per module
 
@@ -27,18 +24,3 @@ def test_a_question_word_written_without_its_apostrophe_is_no_topic(asked):
     assert content_words(asked, NO_TOPIC_WORDS) == content_words(
         asked.replace("s ", "'s ", 1), NO_TOPIC_WORDS
     )
-
-
-def test_a_symbol_the_previous_answer_used_carries_its_topic(kitchen):
-    previous = Exchange(question="how do I score a loaf?", answer=SCORING, sources=cited(3))
-    plan = understand("how big should n be?", kitchen.index, previous)
-
-    assert plan.about_answer
-    assert "score" in plan.context.lower()
-
-
-def test_a_symbol_the_previous_answer_never_used_carries_nothing(kitchen):
-    previous = Exchange(question="how do I score a loaf?", answer=SCORING, sources=cited(3))
-    plan = understand("how big should m be?", kitchen.index, previous)
-
-    assert not plan.about_answer

@@ -59,24 +59,6 @@ def test_a_follow_up_chooses_the_quoted_lesson_that_holds_its_own_words(kitchen)
     assert "below twenty degrees" in follow.markdown
 
 
-def test_a_question_whose_words_the_previous_answer_said_carries_its_topic(kitchen):
-    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2))
-    plan = understand("what happens to an over-proofed loaf when scored?", kitchen.index, previous)
-
-    assert plan.about_answer and plan.course is not None and plan.course.title == BREAD
-    assert plan.near == (2,)
-    assert "proofing" in plan.context.lower()
-
-
-def test_a_question_on_words_the_previous_answer_never_said_starts_afresh(kitchen):
-    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2))
-    plan = understand("how much sun does basil on a windowsill want?", kitchen.index, previous)
-
-    assert not plan.about_answer and plan.course is None and plan.near == ()
-    answer = kitchen.answer("how much sun does basil on a windowsill want?", [previous])
-    assert answer.sources and answer.sources[0].course_title == GARDEN
-
-
 def test_a_lesson_named_by_a_word_of_its_title_is_searched_for_the_other_words(kitchen):
     plan = understand("what does the proofing lecture say about a cold kitchen?", kitchen.index)
 
@@ -135,31 +117,8 @@ def test_a_follow_up_naming_a_lesson_of_another_course_is_that_lesson(kitchen):
     assert plan.lesson == 1 and not plan.context and plan.overview
 
 
-def test_how_does_it_differ_from_x_compares_the_previous_topic_with_x(kitchen):
-    previous = Exchange(question="what is proofing?", answer=PROOFING, sources=cited(2))
-    plan = understand("how does it differ from baking the loaf?", kitchen.index, previous)
-    follow = kitchen.answer("how does it differ from baking the loaf?", [previous])
-
-    assert plan.halves is not None
-    first, second = plan.halves
-    # "it" is the proofing asked about before, searched in that answer's course; the loaf half anywhere.
-    assert "proofing" in first.topic.lower() and first.course is not None and first.course.title == BREAD
-    assert "loaf" in second.topic.lower() and second.course is None
-    assert [source.lesson_number for source in follow.sources][:2] == [2, 3]
-
-
 def test_a_comparison_with_it_and_no_previous_question_is_no_comparison(kitchen):
     assert understand("how does it differ from baking the loaf?", kitchen.index).halves is None
-
-
-def test_a_short_follow_up_naming_a_lesson_title_word_looks_in_that_lesson(kitchen):
-    # "and baking?" after an answer from the starter and proofing lessons is about the lesson titled Baking.
-    previous = Exchange(question="what does a sourdough starter do?", answer=STARTERS, sources=cited(1, 2))
-    plan = understand("and baking?", kitchen.index, previous)
-    found = kitchen.retrieve(plan)
-
-    assert plan.near == (3,)
-    assert found.passages and found.passages[0].lesson_number == 3
 
 
 ROUTES = (
@@ -189,42 +148,6 @@ def test_a_follow_up_with_nothing_close_in_the_quoted_lesson_is_answered_from_it
 
     assert [source.lesson_number for source in follow.sources] == [2]
     assert "gunicorn" in follow.markdown
-
-
-def test_a_short_question_about_the_things_just_compared_carries_them(kitchen):
-    previous = Exchange(question="compare proofing and baking", answer=PROOFING + BAKING, sources=cited(2, 3))
-    plan = understand("which one takes longer?", kitchen.index, previous)
-
-    assert plan.course is not None and plan.course.title == BREAD
-    assert {"proofing", "baking"} <= set(plan.context.lower().split())
-    longer = understand("which one is the oldest herb on the windowsill?", kitchen.index, previous)
-    assert longer.course is None  # a longer question names what it asks about itself
-
-
-def test_the_lesson_titled_by_most_of_a_follow_ups_words_is_the_one_it_asks_about(kitchen):
-    from app.assistant.extractive.intent import _titled_lesson
-    from app.search.models import LessonInfo
-
-    titles = ["Deep Learning Basics", "Deep Reinforcement Learning", "Learning to See"]
-    bread = kitchen.index.resolve_course(BREAD)
-    course = bread.model_copy(
-        update={"lessons": [LessonInfo(number=n, title=t) for n, t in enumerate(titles, start=1)]}
-    )
-
-    assert _titled_lesson(["reinforcement", "learn"], course) == 2
-    assert _titled_lesson(["learn"], course) is None  # in every title: it names no one lesson
-    assert _titled_lesson(["proof"], course) is None
-
-
-def test_which_one_after_a_comparison_asks_it_of_the_same_two_things(kitchen):
-    previous = Exchange(question="compare proofing and baking", answer=PROOFING + BAKING, sources=cited(2, 3))
-    plan = understand("which one needs the lid?", kitchen.index, previous)
-    follow = kitchen.answer("which one needs the lid?", [previous])
-
-    assert plan.halves is not None
-    first, second = (half.topic.lower() for half in plan.halves)
-    assert "proofing" in first and "lid" in first and "baking" in second and "lid" in second
-    assert {source.lesson_number for source in follow.sources} == {2, 3}
 
 
 def test_a_follow_up_to_a_comparison_of_two_courses_searches_both(kitchen):
