@@ -70,20 +70,6 @@ X = "app.assistant.extractive."
 RULES = [
     # -- the keyword ranking's reading of a query (plain search, every caller) ---------------------------
     Rule(
-        "contractions",
-        "pieces of contractions kept out of BM25",
-        ("search/contractions.py",),
-        (Patch(S + "contractions", "contraction_terms", const(set())),),
-        True,
-    ),
-    Rule(
-        "word-forms",
-        "a verb's noun forms scored as one BM25 term",
-        ("search/forms.py",),
-        (Patch(S + "forms", "other_forms", const(set())),),
-        True,
-    ),
-    Rule(
         "variants",
         "digits/number words, chat spellings as BM25 variants",
         ("search/variants.py",),
@@ -107,8 +93,11 @@ RULES = [
     Rule(
         "said-apart",
         "a word written as two ('minibatch')",
-        ("search/apart.py",),
-        (Patch(S + "apart", "split", const(None)), Patch(S + "apart", "words_said_apart", const([]))),
+        ("language/two_words.py",),
+        (
+            Patch("app.language.two_words", "split", const(None)),
+            Patch("app.language.two_words", "words_said_apart", const([])),
+        ),
         True,
     ),
     Rule(
@@ -133,63 +122,20 @@ RULES = [
         "comparisons",
         "a question about two things split and searched per part",
         (
-            "search/split.py",
-            "search/aspects.py",
-            "search/comparative.py",
-            "search/asked_thing.py",
-            "search/parts.py",
+            "assistant/extractive/comparison_split.py",
             "assistant/extractive/comparison.py",
             "assistant/extractive/half_pool.py",
         ),
-        (Patch(S + "split", "split_comparison", const(None)),),
-    ),
-    Rule(
-        "comparison-aspects",
-        "'subject: side A and side B' comparisons",
-        ("search/aspects.py",),
-        (
-            Patch(S + "aspects", "subject_sides", const(None)),
-            Patch(S + "aspects", "things_then_question", const(None)),
-        ),
-    ),
-    Rule(
-        "comparatives",
-        "'is A faster than B' split in two",
-        ("search/comparative.py",),
-        (Patch(S + "comparative", "comparative_halves", const(None)),),
-    ),
-    Rule(
-        "asked-thing",
-        "a half given the thing the other half asks about",
-        ("search/asked_thing.py",),
-        (Patch(S + "asked_thing", "with_asked_thing", lambda one, two: two),),
-    ),
-    Rule(
-        "part-search",
-        "each compared part's first passage kept among the search's",
-        ("search/parts.py:1-200",),
-        (Patch(S + "parts", "split_comparison", const(None), here_only=True),),
+        (Patch(X + "comparison_split", "split_comparison", const(None)),),
     ),
     Rule(
         "titled-lesson",
         "a lesson named by a word of its title",
-        ("search/titled.py",),
+        ("assistant/extractive/lesson_titles.py",),
         (
-            Patch(S + "titled", "lesson_by_title_word", const(None)),
-            Patch(S + "titled", "named_lesson", const(None)),
+            Patch(X + "lesson_titles", "lesson_by_title_word", const(None)),
+            Patch(X + "lesson_titles", "named_lesson", const(None)),
         ),
-    ),
-    Rule(
-        "listed",
-        "list questions offered other lessons' passages",
-        ("search/listed.py",),
-        (Patch(S + "listed", "listed_passages", const([])),),
-    ),
-    Rule(
-        "best-window",
-        "a lesson's next passages ordered by their best sentence window",
-        ("search/windows.py",),
-        (Patch(S + "windows", "by_best_window", lambda v, q, passages: passages),),
     ),
     Rule(
         "half-reading",
@@ -199,101 +145,6 @@ RULES = [
             Patch(X + "half_pool", "half_passages", lambda *args, found=None, wide=True: args[4]),
             Patch(X + "half_pool", "half_reading", const(20)),
         ),
-    ),
-    Rule(
-        "two-clauses",
-        "two clauses about one thing read as one",
-        ("assistant/extractive/half_pool.py:43-52",),
-        (Patch(X + "half_pool", "two_things", const(True)),),
-    ),
-    Rule(
-        "antecedent",
-        "a half's pronoun read as the other half's subject",
-        ("assistant/extractive/antecedent.py",),
-        (Patch(X + "antecedent", "resolved", first),),
-    ),
-    Rule(
-        "spelled-out",
-        "an acronym searched in full when lessons say it so",
-        ("assistant/extractive/spelled.py",),
-        (Patch(X + "spelled", "in_full", const({})),),
-    ),
-    Rule(
-        "short-forms",
-        "programmers' short forms ('db') in full",
-        ("assistant/extractive/short_forms.py",),
-        (Patch(X + "short_forms", "in_full", first),),
-    ),
-    Rule(
-        "fillers",
-        "'please', 'thanks' dropped from a question",
-        ("assistant/extractive/intent.py:85-85",),
-        (Patch(X + "intent", "FILLER_RE", NEVER),),
-    ),
-    Rule(
-        "course-naming-extras",
-        "bare names, lower-case and spelled acronyms of courses",
-        ("assistant/extractive/naming.py:108-144",),
-        (
-            Patch(X + "naming", "_bare_name", const(None)),
-            Patch(X + "naming", "_lower_case_acronym", const(None)),
-            Patch(X + "naming", "_spelled_as_acronyms", first),
-        ),
-    ),
-    # -- follow-ups ------------------------------------------------------------------------------------
-    Rule(
-        "meant",
-        "a follow-up's pronoun replaced by the previous subject",
-        ("assistant/extractive/meant.py",),
-        (Patch(X + "meant", "meant", lambda topic, context: f"{topic} {context}".strip()),),
-    ),
-    Rule(
-        "ellipsis",
-        "a few-word follow-up retried with the previous subject",
-        ("assistant/extractive/ellipsis.py",),
-        (Patch(X + "ellipsis", "with_subject", const(None)),),
-    ),
-    Rule(
-        "pointing",
-        "'the gates' after an answer about one thing",
-        ("assistant/extractive/pointing.py",),
-        (Patch(X + "pointing", "points_back", const(False)),),
-    ),
-    Rule(
-        "symbols",
-        "a one-letter symbol of the previous answer",
-        ("assistant/extractive/symbols.py",),
-        (Patch(X + "symbols", "asks_symbol_of", const(False)),),
-    ),
-    Rule(
-        "about-answer",
-        "a follow-up about what the answer said",
-        ("assistant/extractive/intent.py:303-313",),
-        (Patch(X + "intent", "_about_answer", const(False)),),
-    ),
-    Rule(
-        "both-referents",
-        "'which one is faster?' after a comparison",
-        ("assistant/extractive/intent.py:70-70",),
-        (Patch(X + "intent", "_points_at_both", const(False)),),
-    ),
-    Rule(
-        "next-again",
-        "'the next one', 'explain that again'",
-        ("assistant/extractive/intent.py:79-84",),
-        (Patch(X + "intent", "NEXT_RE", NEVER), Patch(X + "intent", "AGAIN_RE", NEVER)),
-    ),
-    Rule(
-        "pronoun-comparison",
-        "'how does it differ from X' after a question",
-        ("assistant/extractive/intent.py:164-175",),
-        (Patch(X + "intent", "SUBJECT_RE", NEVER),),
-    ),
-    Rule(
-        "titled-follow-up",
-        "a short follow-up naming a lesson title",
-        ("assistant/extractive/intent.py:280-290",),
-        (Patch(X + "intent", "_titled_lesson", const(None)),),
     ),
     Rule(
         "fact-near",
@@ -333,14 +184,8 @@ RULES = [
     Rule(
         "onward",
         "a lead read on into the next chunk",
-        ("assistant/extractive/onward.py",),
-        (Patch(X + "onward", "next_chunk", const([])),),
-    ),
-    Rule(
-        "abbreviations",
-        "joined and abbreviated words in a sentence",
-        ("assistant/extractive/keywords.py:51-61",),
-        (Patch(X + "keywords", "abbreviated", const([])),),
+        ("assistant/extractive/next_chunk.py",),
+        (Patch(X + "next_chunk", "next_chunk", const([])),),
     ),
     Rule(
         "lecturer-questions",

@@ -116,7 +116,7 @@ def test_the_search_tools_path_reads_no_question():
         if name not in reached:
             reached.add(name)
             todo += graph[name]
-    readers = {"app.search.split", "app.search.titled"}
+    readers = {"app.assistant.extractive.comparison_split", "app.assistant.extractive.lesson_titles"}
     assert not reached & readers and not any(name.startswith("app.assistant") for name in reached)
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from app.language.lexicon import FUNCTION_WORDS
 from app.language.tokens import CHAIN_RE, compound, compounds, stem, tokens
 from app.language.tokens import terms as written_words
-from app.search.apart import split
+from app.language.two_words import split
 from app.search.catalog import CatalogSnapshot
 from app.search.coverage import catalog_words, covered
 from app.search.ids import ChunkKey

@@ -20,14 +20,14 @@ from app.assistant.extractive.confidence import (
     passage_words,
     side_by_side,
     signals,
-    titled,
     unmentioned,
+    with_titles,
 )
 from app.assistant.extractive.fact_near import fact_near_topic
 from app.assistant.extractive.half_pool import half_passages, half_reading
 from app.assistant.extractive.intent import PRONOUN_RE, Plan, understand
 from app.assistant.extractive.nearest import nearest_share
-from app.assistant.extractive.quotes import MIN_RELEVANCE, apart, lead, lead_at, more, more_of
+from app.assistant.extractive.quotes import MIN_RELEVANCE, lead, lead_at, more, more_of, second_lead
 from app.assistant.extractive.render import (
     OUTLINE_NOTE,
     SEARCH_NOTE,
@@ -187,7 +187,7 @@ class ExtractiveAnswerer:
             lambda name: self.index.corrected(name, names=True),
             lambda terms: self.index.held(terms, course),
             self.index.courses(),
-            lambda run: side_by_side(run, [titled(passage) for passage in passages]),
+            lambda run: side_by_side(run, [with_titles(passage) for passage in passages]),
         )
         # An acronym the search was given in full ("VAE (variational auto encoder)") is said.
         missing = tuple(name for name in missing if spelled_out(name, plan.query) is None)
@@ -205,7 +205,7 @@ class ExtractiveAnswerer:
         halves = (read[0].half, read[1].half)
         confidence = min(self.signals(one.half, one.passages).confidence for one in read)
         picked = [(one.quotes, one.lead) for one in read]
-        second = apart(*picked[1], picked[0][1], distinctive(halves[1].topic, halves[0].topic))
+        second = second_lead(*picked[1], picked[0][1], distinctive(halves[1].topic, halves[0].topic))
         if second is None:  # the halves find one thing (“fixtures and fixture setup”): one answer
             return None
         notes = list(dict.fromkeys(half.note for half in halves if half.note))

@@ -37,7 +37,7 @@ from app.language.tokens import (
     tokens,
     word_stems,
 )
-from app.search.apart import words_said_apart
+from app.language.two_words import words_said_apart
 from app.search.embedding.protocol import Embedder
 from app.search.models import Outline, Passage
 
@@ -270,7 +270,7 @@ def coverage(words: list[str], weights: dict[str, float], held: set[str]) -> flo
     return sum(weights.get(word, 0.0) for word in words if word in held) / total
 
 
-def titled(passage: Passage) -> str:
+def with_titles(passage: Passage) -> str:
     """A passage's text after its course and lesson titles, as sentences."""
     return f"{passage.course_title}. {passage.lesson_title or ''}. {passage.text}"
 
@@ -279,7 +279,7 @@ def said_by(passage: Passage, text: str) -> set[str]:
     """The passage's words, with each compound of the question `text` whose two words it says side by side
     ("top-k" is said by "the top k chunks": a compound is written apart as often as joined)."""
     held = passage_words(passage)
-    compounds = written_together(text, titled(passage))
+    compounds = written_together(text, with_titles(passage))
     # A word the passage says as two ("mini batch" for "minibatch"): transcripts write compounds apart.
     unheld = [word for word in tokens(text) if stem(word) not in held]
     apart = {stem(word) for word in words_said_apart(unheld, passage.text)}

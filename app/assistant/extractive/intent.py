@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
+from app.assistant.extractive.lesson_titles import lesson_by_title_word
 from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
 from app.errors import CourseNotFound
 from app.language.lexicon import NO_TOPIC_WORDS, STOPWORDS
 from app.language.tokens import CHAIN_RE, content_words, stem, tokens
 from app.search.models import CourseRecord
-from app.search.titled import lesson_by_title_word
 
 if TYPE_CHECKING:
     from app.search.index import CourseIndex
@@ -67,8 +67,6 @@ FEW_WORDS = 2
 REQUEST_WORDS = frozenset(
     {"give", "show", "example", "examples", "instance", "another", "more", "detail", "details", "reason"}
 )
-# Politeness and filler that name nothing: "outline of the pottery course pls".
-FILLER_RE = re.compile(r"\b(?:pls|plz|please|thx|thanks|thank\s+you)\b[.!]?", re.IGNORECASE)
 # "What is X" questions: the term X, which a defining sentence ("X is …") then answers best.
 DEFINITION_QUESTION_RE = re.compile(
     r"^\s*(?:what\s+(?:is|are)|what's|whats|define|definition\s+of|meaning\s+of)\s+(?:an?\s+|the\s+)?(.+?)[\s?.!]*$",
@@ -152,7 +150,6 @@ def _halves(parts: tuple[str, str] | None, index: CourseIndex) -> tuple[Plan, ..
 
 def plan_of(question: str, index: CourseIndex) -> Plan:
     """Decide the tool, course, lesson and topic from the question alone."""
-    question = FILLER_RE.sub(" ", question).strip() or question
     ref = find_course(question, index)
     topic = _without(question, ref.named_by, ref.at)
     course, lesson = ref.course, lesson_number(question)

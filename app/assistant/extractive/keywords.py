@@ -8,7 +8,7 @@ import re
 
 from app.assistant.extractive.sentences import root
 from app.language.tokens import content_words
-from app.search.apart import words_said_apart
+from app.language.two_words import words_said_apart
 from app.search.models import Passage
 
 # A code name joined by underscores ("test_client", "create_app").

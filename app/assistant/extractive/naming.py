@@ -44,6 +44,12 @@ COURSE_PATTERNS: list[tuple[re.Pattern[str], bool]] = [
     (re.compile(rf"\b(?:{PREPOSITIONS}\s+{THE}|the\s+){WORDS}\s+class\b", re.I), False),
     (re.compile(rf"\bwhat\s+(?:does|do|will)\s+{THE}{NAME}\s+cover\b", re.I), False),
 ]  # fmt: skip
+# "rag course", "flask course" with no "the" before: up to three words right before "course", read from the
+# last small word or punctuation on. Only a phrase that names a course that exists counts: a bare "good
+# course" or "crash course" is the question's own words.
+BARE_RE = re.compile(r"((?:\b\w[\w@'\-]*\s+){1,3})course\b", re.IGNORECASE)
+# How many letters a course's acronym typed in lower case has ("rag", "mcp").
+ACRONYM_LETTERS = (3, 5)
 # A name a strict phrase gives is at most this many words; longer text is a question, not a name.
 MAX_NAME_WORDS = 5
 
@@ -91,10 +97,50 @@ def find_course(question: str, index: CourseIndex) -> CourseRef:
             # "the best course" says nothing about the topic; "the base class" or a quote may well.
             if "course" in match.group(0).lower() and not missed:
                 missed, missed_at = match.group(0), match.span(0)
-    mentioned = index.course_mentioned(question)
+    bare = _bare_name(question, index)
+    if bare is not None:
+        return bare
+    mentioned = index.course_mentioned(question) or _lower_case_acronym(question, index)
     if mentioned is not None:
         return with_title_words(question, *mentioned)
     return CourseRef(note=note, named_by=missed, at=missed_at)
+
+
+def _bare_name(question: str, index: CourseIndex) -> CourseRef | None:
+    """The course a bare "<name> course" names ("proofing times - bread course"), if one such phrase does."""
+    for match in BARE_RE.finditer(question):
+        words = list(re.finditer(r"\S+", match.group(1)))
+        after_small = [at + 1 for at, word in enumerate(words) if word.group(0).lower() in STOPWORDS]
+        named = words[max(after_small, default=0) :]
+        if not named:
+            continue
+        start, end = match.start(1) + named[0].start(), match.start(1) + named[-1].end()
+        try:
+            record = index.resolve_course(question[start:end])
+        except CourseNotFound:
+            continue
+        # With no "the" before it, "course" reads as the name's last word: it goes with the name.
+        return CourseRef(record, question[start : match.end()], (start, match.end()))
+    return None
+
+
+def _lower_case_acronym(question: str, index: CourseIndex) -> tuple[CourseRecord, str] | None:
+    """The course a lower-case acronym names ("reranking in rag"), where the question asks about something
+    else too: "what is rag" asks about RAG itself."""
+    mentioned = index.course_mentioned(_spelled_as_acronyms(question))
+    if mentioned is None or set(content_words(question)) <= set(content_words(mentioned[1])):
+        return None
+    return mentioned
+
+
+def _spelled_as_acronyms(question: str) -> str:
+    """The question with its short words in capitals: students type acronyms in lower case ("reranking in
+    rag"), and a word only counts as one where it spells a course title's initials."""
+    return re.sub(
+        rf"\b[a-z]{{{ACRONYM_LETTERS[0]},{ACRONYM_LETTERS[1]}}}\b",
+        lambda match: match.group(0) if match.group(0) in STOPWORDS else match.group(0).upper(),
+        question,
+    )
 
 
 def _resolve_phrase(phrase: str, index: CourseIndex) -> tuple[CourseRecord | None, str, str | None]:

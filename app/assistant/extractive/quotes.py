@@ -5,7 +5,7 @@ passages."""
 from __future__ import annotations
 
 from app.assistant.extractive.definitions import definitions, describes
-from app.assistant.extractive.onward import next_chunk
+from app.assistant.extractive.next_chunk import next_chunk
 from app.assistant.extractive.replies import answers
 from app.assistant.extractive.scoring import LEAD_SENTENCES, Quote
 from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, repeats
@@ -137,7 +137,9 @@ def more_of(quotes: list[Quote], lead: list[Quote], limit: int = MAX_MORE_HALF) 
     return chosen + sorted(saying, key=lambda quote: quote.score, reverse=True)[: limit - len(chosen)]
 
 
-def apart(quotes: list[Quote], second: list[Quote], first: list[Quote], own: set[str]) -> list[Quote] | None:
+def second_lead(
+    quotes: list[Quote], second: list[Quote], first: list[Quote], own: set[str]
+) -> list[Quote] | None:
     """The second half of a comparison's lead, apart from the first half's; None when there is none.
 
     When both halves lead with the same sentences (their shared words outweighed what tells them apart),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.search.split import split_comparison
+from app.assistant.extractive.comparison_split import split_comparison
 from tests.extractive.understand.test_comparisons import answerer_over
 
 

@@ -25,12 +25,34 @@ def index(tmp_path_factory):
     return library.synced().index
 
 
+def test_a_bare_course_name_names_the_course_and_leaves_the_topic(index):
+    plan = understand("sourdough course: how often to feed a starter", index, None)
+
+    assert plan.course is not None and plan.course.title == SOURDOUGH
+    assert "course" not in plan.topic and "feed a starter" in plan.topic
+
+
+def test_each_half_of_a_comparison_names_its_course_without_the(index):
+    plan = understand("temperature - sourdough course vs coffee course", index, None)
+
+    assert plan.halves is not None
+    assert [half.course and half.course.title for half in plan.halves] == [SOURDOUGH, COFFEE]
+    assert all(half.topic.startswith("temperature") and "course" not in half.topic for half in plan.halves)
+
+
 @pytest.mark.parametrize("question", ["my intro course homework is due", "a crash course in roasting"])
 def test_words_before_course_that_name_no_course_are_the_questions_own(index, question):
     plan = understand(question, index, None)
 
     assert plan.course is None and plan.course_error is None
     assert plan.topic == question
+
+
+def test_a_course_acronym_typed_in_lower_case_names_the_course(index):
+    plan = understand("how loud is first crack in hcr", index, None)
+
+    assert plan.course is not None and plan.course.title == COFFEE
+    assert "hcr" not in plan.topic and "first crack" in plan.topic
 
 
 def test_a_question_about_the_acronym_itself_names_no_course(index):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.search.titled import lesson_by_title_word
+from app.assistant.extractive.lesson_titles import lesson_by_title_word
 from tests.helpers import Library
 
 HARDWARE = (

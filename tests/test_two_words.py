@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.assistant.extractive.confidence import signals
 from app.language.tokens import content_words
-from app.search.apart import said_apart, split
+from app.language.two_words import said_apart, split
 from tests.test_compounds import SHOP, even, keys, keyword_index, passage_of
 
 
