@@ -36,6 +36,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.control_chars import drop_control_chars
 from app.courses.caption_course import parse_caption_bytes, parse_caption_course
 from app.courses.models import Course, Lesson
 from app.courses.reading import ParseError, content_hash, decode_text, sniff, title_from_filename
@@ -139,8 +140,8 @@ def parse_text(text: str, filename: str) -> Course:
 
 
 def _normalize(text: str) -> str:
-    """Drop a BOM and unify line endings so every format parses the same way."""
-    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    """Drop a BOM and control characters and unify line endings, so every format parses the same way."""
+    return drop_control_chars(text.lstrip("\ufeff")).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _read_header(lines: list[str]) -> tuple[dict[str, str], int]:

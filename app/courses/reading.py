@@ -7,6 +7,7 @@ import hashlib
 import re
 from pathlib import Path
 
+from app.control_chars import drop_control_chars
 from app.errors import AppError
 
 # Signatures of common binary formats, so a renamed file gets a precise reason instead of "not UTF-8".
@@ -51,7 +52,8 @@ def sniff(data: bytes) -> str | None:
 
 
 def decode_text(data: bytes, name: str) -> str:
-    """Decode a text file strictly: UTF-8 (a BOM is fine), no NUL bytes, not a known binary format."""
+    """Decode a text file strictly (UTF-8, a BOM is fine, no NUL bytes, not a known binary format), without
+    its other control characters."""
     kind = sniff(data)
     if kind:
         raise ParseError(name, f"the file is {kind}, not plain text")
@@ -59,7 +61,7 @@ def decode_text(data: bytes, name: str) -> str:
     if nul != -1:
         raise ParseError(name, "not a text file (contains NUL bytes)", line=data[:nul].count(b"\n") + 1)
     try:
-        return data.decode("utf-8-sig")
+        return drop_control_chars(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ParseError(name, f"not valid UTF-8 text (byte {exc.start})", line=line) from exc

@@ -27,6 +27,7 @@ TABLES = {
     "question_log",
     "question_lessons",
     "eval_cases",
+    "mcp_tokens",
 }
 
 

@@ -132,6 +132,7 @@ def render_page(
         conversations=conversations,
         conversations_error=conversations_error,
         mode=services().assistant.mode,
+        model_name=settings().model_name,
         error=form_error,
         value=form_value,
         **form_context(conversation_id),
