@@ -19,16 +19,22 @@ def test_a_reading_holds_the_words_compounds_and_stems_of_a_text():
     assert reading.content == ("rank", "passage", "two", "rerank")
 
 
-def test_the_word_functions_answer_from_one_reading_per_text(monkeypatch):
-    calls: Counter[str] = Counter()
+@pytest.fixture
+def calls(monkeypatch) -> Counter[str]:
+    """How often the tokenizer ran on each text, from no reading kept."""
+    counted: Counter[str] = Counter()
     real = reader.tokenize
 
     def counting(text: str) -> list[str]:
-        calls[text] += 1
+        counted[text] += 1
         return real(text)
 
     monkeypatch.setattr(reader, "tokenize", counting)
     read.cache_clear()
+    return counted
+
+
+def test_the_word_functions_answer_from_one_reading_per_text(calls):
     text = "How are glazes fired in a kiln?"
 
     tokens(text), terms(text), word_stems(text), content_words(text), content_words(text, frozenset())
@@ -37,17 +43,7 @@ def test_the_word_functions_answer_from_one_reading_per_text(monkeypatch):
 
 
 @pytest.mark.parametrize("question", ["What is sentence-aware chunking?", "How do fixtures share setup?"])
-def test_one_extractive_answer_tokenizes_each_distinct_text_once(services, monkeypatch, question):
-    calls: Counter[str] = Counter()
-    real = reader.tokenize
-
-    def counting(text: str) -> list[str]:
-        calls[text] += 1
-        return real(text)
-
-    monkeypatch.setattr(reader, "tokenize", counting)
-    read.cache_clear()
-
+def test_one_extractive_answer_tokenizes_each_distinct_text_once(services, calls, question):
     answer = services.assistant.answer(question, [])
 
     assert answer.sources  # the question was answered from the passages
