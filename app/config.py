@@ -88,6 +88,17 @@ class Settings(BaseSettings):
     database_url: str | None = None
     store_conversations: bool = True
     conversation_retention_days: int = Field(90, ge=1, le=36_500)
+    # Course spaces: each space's courses only for its members (on by itself once OIDC sign-in is set up).
+    course_spaces: bool = False
+    # Campus sign-in (OIDC): the provider, this app's client, and which claim's values grant which spaces.
+    oidc_issuer: str | None = None
+    oidc_metadata_url: str | None = None  # default: the issuer's /.well-known/openid-configuration
+    oidc_client_id: str | None = None
+    oidc_client_secret: str | None = None
+    oidc_scopes: str = "openid profile email"
+    oidc_space_claim: str = "groups"
+    # Comma-separated "claim value=Space name:role" pairs: "stats-ta=Stats:staff, stats=Stats:student"
+    oidc_space_roles: str = ""
 
     @field_validator(
         "anthropic_api_key",
@@ -101,6 +112,10 @@ class Settings(BaseSettings):
         "chroma_host",
         "database_url",
         "reranker_model",
+        "oidc_issuer",
+        "oidc_metadata_url",
+        "oidc_client_id",
+        "oidc_client_secret",
         mode="before",
     )
     @classmethod
@@ -145,6 +160,36 @@ class Settings(BaseSettings):
                 "postgresql+psycopg://user:password@host/db or sqlite:////path/to/file.db"
             )
         return value
+
+    @field_validator("oidc_space_roles")
+    @classmethod
+    def _check_space_roles(cls, value: str) -> str:
+        """Refuse a pair that is not "value=Space:role" at start, not at the first sign-in."""
+        parse_space_roles(value)
+        return value
+
+    @model_validator(mode="after")
+    def _check_oidc(self) -> Settings:
+        """Refuse a half-configured OIDC sign-in: the issuer, client id and secret go together."""
+        given = [self.oidc_issuer, self.oidc_client_id, self.oidc_client_secret]
+        if any(given) and not all(given):
+            raise ValueError("OIDC sign-in needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together")
+        return self
+
+    @property
+    def oidc_enabled(self) -> bool:
+        """Whether campus sign-in (OIDC) is configured."""
+        return bool(self.oidc_issuer)
+
+    @property
+    def space_roles(self) -> dict[str, tuple[str, str]]:
+        """OIDC_SPACE_ROLES as {claim value: (space name, role)}."""
+        return parse_space_roles(self.oidc_space_roles)
+
+    @property
+    def spaces_enabled(self) -> bool:
+        """Whether course spaces are enforced: COURSE_SPACES=on, or a sign-in that puts users in them."""
+        return self.course_spaces or self.oidc_enabled
 
     @model_validator(mode="after")
     def _check_overlap(self) -> Settings:
@@ -231,6 +276,18 @@ class Settings(BaseSettings):
             raise ConfigError(
                 f"Invalid setting INSTANCE_PATH: cannot write {key_file}: {exc.strerror}"
             ) from None
+
+
+def parse_space_roles(text: str) -> dict[str, tuple[str, str]]:
+    """OIDC_SPACE_ROLES read: "value=Space name:role" pairs, comma-separated, role staff or student."""
+    roles: dict[str, tuple[str, str]] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        value, _, grant = pair.partition("=")
+        space, _, role = grant.rpartition(":")
+        if not value.strip() or not space.strip() or role.strip() not in ("staff", "student"):
+            raise ValueError(f"'{pair}' is not a pair such as 'stats-staff=Statistics:staff'")
+        roles[value.strip()] = (space.strip(), role.strip())
+    return roles
 
 
 def shared_token(key_file: Path) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from app.assistant.scope import Scope
+
 INTRO = """\
 You are Course Assistant, a teaching assistant that answers students' questions about a library of \
 course materials (course outlines and lesson transcripts).
@@ -38,3 +40,27 @@ helps and clearly mark it as not from the courses.
 - Be concise: lead with the answer, use short paragraphs or lists, and Markdown (bold, lists, code) \
 where it helps. For an outline, give the course title and its numbered lessons with their titles.
 """
+
+
+HINTS = """\
+- Answer mode: hints, not solutions. Explain the idea and point to the lesson (and the moment of its video) \
+where the student can read or watch it; do not hand over a worked solution, finished code or a final \
+result the student is meant to reach themselves, even when asked to.
+"""
+
+
+def course_settings(scope: Scope) -> str:
+    """The part of the system prompt that says what the course's staff decided ('' when nothing)."""
+    if not scope.guided:
+        return ""
+    lines = ["\nThe course's staff decided:\n"]
+    if scope.hints:
+        lines.append(HINTS)
+    if scope.avoid:
+        topics = "; ".join(scope.avoid)
+        lines.append(
+            f"- Topics to avoid (the course has not reached them): {topics}. Do not suggest these "
+            "techniques or build an answer on them; keep to what the course has taught. Never list these "
+            "topics to the student.\n"
+        )
+    return "".join(lines)

@@ -102,16 +102,20 @@ def exact(entry: CatalogEntry) -> dict[str, Any]:
 def live_filter(library: CatalogSnapshot, scope: list[CatalogEntry], course: str | None) -> dict[str, Any]:
     """A filter admitting only live chunks of the scope, whose size is not the library's.
 
-    One named course: its exact version. Otherwise the `live` flag, plus the exact version of each course
-    being written (usually none).
+    One named course: its exact version. Otherwise the `live` flag (within the scope's course ids when it is
+    narrower than the library), plus the exact version of each course of it being written (usually none).
     """
     if course is not None:
         return exact(scope[0])
     settling = library.settling
+    live: dict[str, Any] = {"live": True}
+    if len(scope) < len(library.entries):  # a course space's courses, or those with the lesson
+        live = {"$and": [live, {"course_id": {"$in": [entry.record.id for entry in scope]}}]}
     if not settling:
-        return {"live": True}
-    others = {"$and": [{"live": True}, {"course_id": {"$nin": [entry.record.id for entry in settling]}}]}
-    return {"$or": [others, *(exact(entry) for entry in settling)]}
+        return live
+    others = {"$and": [live, {"course_id": {"$nin": [entry.record.id for entry in settling]}}]}
+    written = [exact(entry) for entry in settling if entry in scope]
+    return {"$or": [others, *written]} if written else others
 
 
 # A value, not the Searcher's state: a comparison's part or a list question's sentences are searched as a
@@ -273,6 +277,8 @@ class Searcher:
         An unfiltered query costs the vector search alone at any library size; the chunks it may also return
         (a course being written, leftovers of a crash) are few, so asking for a few more covers them.
         """
+        if len(scope) < len(library.entries):  # a course space: filter inside the query, never after it
+            return self.query(vector, k, self._where(library, scope, None, None))
         live = {entry.record.id: entry.version for entry in scope}
         fetched = k + OVERFETCH
         hits = self.query(vector, fetched, None)

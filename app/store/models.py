@@ -1,4 +1,5 @@
-"""The tables: conversations, exchanges, pending questions, feedback, question log, eval cases, MCP tokens."""
+"""The tables: conversations, exchanges, pending questions, feedback, question log, eval cases, MCP tokens,
+course spaces and their members."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -35,6 +37,12 @@ ID_CHARS = 43  # secrets.token_urlsafe(32)
 MAX_ROW_ID = 2**31 - 1
 LABEL_CHARS = 120
 DIGEST_CHARS = 64  # a SHA-256 in hex
+ANSWER_MODES = ("full", "hints")
+ROLES = ("staff", "student")
+NAME_CHARS = 120
+ISSUER_CHARS = 255
+SUBJECT_CHARS = 255
+EMAIL_CHARS = 254
 
 # Named constraints, so migrations can alter them on SQLite and PostgreSQL alike.
 NAMING = {
@@ -234,3 +242,56 @@ class McpToken(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Space(Base):
+    """A course space: its courses, its members and what its staff decided about answering."""
+
+    __tablename__ = "spaces"
+    __table_args__ = (CheckConstraint(f"answer_mode IN {ANSWER_MODES!r}", name="answer_mode"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_CHARS), unique=True)
+    answer_mode: Mapped[str] = mapped_column(String(8), default="full")
+    avoid_topics: Mapped[list[str]] = mapped_column(JSON, default=list)
+    welcome: Mapped[str] = mapped_column(Text, default="")
+    suggestions: Mapped[list[str]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class SpaceCourse(Base):
+    """A course (by its index id) belonging to a space; a course in no space is open to every visitor."""
+
+    __tablename__ = "space_courses"
+
+    space_id: Mapped[int] = mapped_column(ForeignKey("spaces.id", ondelete="CASCADE"), primary_key=True)
+    course_id: Mapped[str] = mapped_column(String(COURSE_CHARS), primary_key=True, index=True)
+
+
+class User(Base):
+    """A person as an identity provider or LMS names them: an issuer and its opaque subject id.
+
+    A name or email is kept only when the platform sends it, and only staff pages show it.
+    """
+
+    __tablename__ = "users"
+    __table_args__ = (UniqueConstraint("issuer", "subject", name="uq_users_issuer_subject"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    issuer: Mapped[str] = mapped_column(String(ISSUER_CHARS))
+    subject: Mapped[str] = mapped_column(String(SUBJECT_CHARS))
+    name: Mapped[str | None] = mapped_column(String(NAME_CHARS))
+    email: Mapped[str | None] = mapped_column(String(EMAIL_CHARS))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class Membership(Base):
+    """A user's role in a space: staff or student."""
+
+    __tablename__ = "space_members"
+    __table_args__ = (CheckConstraint(f"role IN {ROLES!r}", name="role"),)
+
+    space_id: Mapped[int] = mapped_column(ForeignKey("spaces.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    role: Mapped[str] = mapped_column(String(8))

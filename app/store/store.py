@@ -12,6 +12,7 @@ from app.store.eval_cases import EvalCases
 from app.store.feedback import Votes
 from app.store.pending import PendingQuestions
 from app.store.questions import QuestionLog
+from app.store.spaces import Spaces
 from app.store.tokens import AccessTokens
 
 
@@ -37,6 +38,7 @@ class Store:
         self.questions = QuestionLog(self.db)
         self.eval_cases = EvalCases(self.db)
         self.tokens = AccessTokens(self.db)
+        self.spaces = Spaces(self.db)
         self._current = False
 
     @classmethod

@@ -28,6 +28,10 @@ TABLES = {
     "question_lessons",
     "eval_cases",
     "mcp_tokens",
+    "spaces",
+    "space_courses",
+    "users",
+    "space_members",
 }
 
 

@@ -145,3 +145,18 @@ def test_the_question_log_csv_loses_its_bidi_controls(make_app):
 
     assert "Why this" in csv and "Sneaky" in csv
     assert_no_controls(csv)
+
+
+def test_the_mcp_tools_and_lesson_resources_lose_their_bidi_controls(bidi_library):
+    from app.mcp_server.library import CourseLibrary
+
+    library = CourseLibrary(bidi_library)
+    found = library.search("quicksilver mirrors candle light")
+    [mirror] = [entry for entry in library.lessons() if "Mirror" in entry.course_title]
+    course_id = mirror.uri.split("/")[2]
+
+    assert any("quicksilver" in result["text"] for result in found["results"])
+    for value in (library.courses(), found, library.outline("Mirrortxt.exe Course"), mirror.title):
+        assert_no_controls(json.dumps(value, ensure_ascii=False))
+    assert all(not any(mark in name for mark in MARKS) for name in names_in(library.courses()))
+    assert_no_controls(mirror.course_title + library.lesson_text(course_id, 1))

@@ -28,7 +28,7 @@ MAX_TOKENS = 2048
 class ClaudeAnswerer:
     """Answers with Claude and the course tools; one SDK client per instance, shared across threads."""
 
-    def __init__(self, settings: Settings, toolbox: ToolBox):
+    def __init__(self, settings: Settings, toolbox: ToolBox, guidance: str = ""):
         self.settings = settings
         self.toolbox = toolbox
         self.model = settings.anthropic_model
@@ -38,7 +38,7 @@ class ClaudeAnswerer:
             timeout=settings.anthropic_timeout,
             max_retries=settings.anthropic_max_retries,
         )
-        self.system = [{"type": "text", "text": SYSTEM_PROMPT, "cache_control": CACHE}]
+        self.system = [{"type": "text", "text": SYSTEM_PROMPT + guidance, "cache_control": CACHE}]
         self.tools = cached_tools(toolbox.schemas)
 
     def stream(self, question: str, history: list[Exchange]) -> Iterator[AnswerEvent]:

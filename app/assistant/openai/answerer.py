@@ -42,8 +42,9 @@ LOOPING_MESSAGE = "The assistant kept searching without answering. Please try re
 class OpenAIAnswerer:
     """Answers with a chat completions endpoint; one SDK client per instance, shared across threads."""
 
-    def __init__(self, settings: Settings, toolbox: ToolBox):
+    def __init__(self, settings: Settings, toolbox: ToolBox, guidance: str = ""):
         self.settings = settings
+        self.guidance = guidance  # the course space's settings, added to either system prompt
         self.toolbox = toolbox
         self.model = settings.openai_model
         self.client = openai.OpenAI(
@@ -76,7 +77,7 @@ class OpenAIAnswerer:
     ) -> Iterator[AnswerEvent]:
         """The tool loop: up to max_tool_rounds rounds of tools, then an answer without them."""
         messages = [
-            {"role": "system", "content": TOOLS_PROMPT},
+            {"role": "system", "content": TOOLS_PROMPT + self.guidance},
             *history_turns(history),
             {"role": "user", "content": question},
         ]
@@ -115,7 +116,7 @@ class OpenAIAnswerer:
         yield StatusEvent(self.toolbox.describe(SEARCH_TOOL, {"query": question}))
         passages = self.toolbox.search(search_query(question, history)).passages
         messages = [
-            {"role": "system", "content": PASSAGES_PROMPT},
+            {"role": "system", "content": PASSAGES_PROMPT + self.guidance},
             *history_turns(history),
             {"role": "user", "content": question_with_passages(question, passages)},
         ]

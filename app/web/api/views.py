@@ -16,6 +16,7 @@ from app.web.api.params import int_arg, json_object, required_text
 from app.web.question_log import logged
 from app.web.sse import answer_messages, sse_response
 from app.web.stream_slots import claim_stream_slot
+from app.web.viewer import viewer, visible_index
 
 bp = Blueprint("api", __name__)
 csrf.exempt(bp)
@@ -36,7 +37,7 @@ def query():
     slot = claim_stream_slot()
     try:
         # The assistant keeps the last MAX_HISTORY; a bad question is refused here, before any stream starts.
-        events = logged(services().assistant.stream(question, history), question)
+        events = logged(services().assistant.stream(question, history, viewer().scope), question)
     except BaseException:
         slot.release()
         raise
@@ -48,8 +49,8 @@ def query():
 
 @bp.get("/api/courses")
 def courses():
-    """Every indexed course with its lessons."""
-    return jsonify(courses_json(services().index.courses()))
+    """Every indexed course the caller may read, with its lessons."""
+    return jsonify(courses_json(visible_index().courses()))
 
 
 @bp.get("/api/search")
@@ -59,7 +60,7 @@ def search():
     course = request.args.get("course", "").strip() or None
     lesson = int_arg("lesson", minimum=0)
     k = int_arg("k", minimum=1, maximum=MAX_PASSAGES)
-    passages = services().index.search(text, course=course, lesson=lesson, k=k)
+    passages = visible_index().search(text, course=course, lesson=lesson, k=k)
     return jsonify(results_json(passages))
 
 

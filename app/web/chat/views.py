@@ -30,6 +30,7 @@ from app.web.redirects import safe_local_path
 from app.web.session import THEME_KEY, browser_id
 from app.web.stream_slots import claim_stream_slot
 from app.web.templating import THEMES
+from app.web.viewer import viewer, visible_index
 
 bp = Blueprint("chat", __name__)
 bp.add_app_template_filter(follow_up_questions, "follow_ups")
@@ -127,7 +128,11 @@ def _answer_now(asked: Asked) -> ExchangeView:
         # is a 429 error page (the question kept, marked failed) and the model is not called.
         with claim_stream_slot():
             answer = final_answer(
-                logged(services().assistant.stream(asked.question, memory), asked.question, asked.exchange_id)
+                logged(
+                    services().assistant.stream(asked.question, memory, viewer().scope),
+                    asked.question,
+                    asked.exchange_id,
+                )
             )
     except Exception:
         finish(asked.exchange_id, "failed")
@@ -185,7 +190,7 @@ def theme():
 @bp.get("/courses/<course_id>")
 def course(course_id: str):
     """A course's outline page: every lesson, linked."""
-    record = services().index.get_course(course_id)
+    record = visible_index().get_course(course_id)
     if record is None:
         raise NotFound("There is no course at this address.")
     return render_template("chat/course.html", course=record)
