@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.config import Settings
-from app.store import migrate
 from app.store.conversations import Conversations
 from app.store.database import Database
 from app.store.eval_cases import EvalCases
@@ -51,10 +50,14 @@ class Store:
 
     def upgrade(self) -> None:
         """Migrate the schema to the newest revision."""
+        from app.store import migrate  # Alembic (9 MB) loads only where the schema is checked or changed
+
         migrate.upgrade(self.db)
 
     def is_current(self) -> bool:
         """True when the schema is at the newest revision."""
+        from app.store import migrate
+
         return migrate.current(self.db) == migrate.head()
 
     def purge_expired(self) -> Purged:
