@@ -1,5 +1,6 @@
 """A worker imports only what its deployment uses: no Anthropic SDK without a key, no embedded ChromaDB engine
-beside a ChromaDB server. Each app runs in a fresh process, whose modules are then read."""
+beside a ChromaDB server, no gRPC without an OpenTelemetry collector. Each app runs in a fresh process, whose
+modules are then read."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ assert response.status_code == 200, response.get_data(as_text=True)
 assert response.get_json()["answer"], "the question was answered"
 print(json.dumps(sorted(name for name in sys.argv[2:] if name in sys.modules)))
 """
-WATCHED = ("anthropic", "chromadb_rust_bindings", "onnxruntime")
+WATCHED = ("anthropic", "chromadb_rust_bindings", "grpc", "onnxruntime")
 
 
 def loaded_after_one_answer(config: dict) -> list[str]:
@@ -35,7 +36,7 @@ def loaded_after_one_answer(config: dict) -> list[str]:
 
 def test_extractive_answers_never_import_the_anthropic_sdk(tmp_path, make_app, docs_dir):
     loaded = loaded_after_one_answer(make_config(tmp_path, docs_dir))
-    assert "anthropic" not in loaded
+    assert "anthropic" not in loaded and "grpc" not in loaded
     assert "onnxruntime" in loaded  # the answer did embed: the probe sees what the process imported
 
 
@@ -57,5 +58,21 @@ def test_a_worker_on_a_chromadb_server_never_loads_the_embedded_engine(tmp_path,
         loaded = loaded_after_one_answer(config)
     finally:
         server.stop()
-    assert "chromadb_rust_bindings" not in loaded
+    assert "chromadb_rust_bindings" not in loaded and "grpc" not in loaded
     assert "onnxruntime" in loaded
+
+
+def test_chromadb_still_builds_its_grpc_trace_exporter_when_a_collector_is_configured():
+    code = (
+        "import sys\n"
+        "from app.search.store import ChromaStore\n"
+        "from chromadb.telemetry.opentelemetry import OTLPSpanExporter\n"
+        "print('grpc' in sys.modules)\n"
+        "exporter = OTLPSpanExporter(endpoint='http://127.0.0.1:4317', insecure=True)\n"
+        "print('grpc' in sys.modules, type(exporter).__module__)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["False", "True", "opentelemetry.exporter.otlp.proto.grpc.trace_exporter"]
