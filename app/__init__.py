@@ -54,11 +54,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 def _register_blueprints(app: Flask) -> None:
     """Attach the blueprints, the template helpers, the error handler and the security headers."""
-    from app.web import admin, api, assets, chat, errors, observability, security, templating
+    from app.web import admin, api, assets, chat, errors, observability, security, signin, staff, templating
 
     app.register_blueprint(chat.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(admin.bp)
+    signin.register(app, app.extensions["services"].settings)
+    app.register_blueprint(staff.bp)
     templating.register(app)
     errors.register(app)
     security.register(app)

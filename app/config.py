@@ -7,7 +7,7 @@ import os
 import secrets
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from limits import parse_many
 from limits.storage import SCHEMES as LIMIT_STORAGE_SCHEMES
@@ -45,6 +45,17 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = None
     anthropic_timeout: float = Field(60.0, gt=0)
     anthropic_max_retries: int = Field(2, ge=0, le=10)
+    # Which model answers: Claude (with ANTHROPIC_API_KEY), or an OpenAI-compatible chat completions endpoint.
+    model_provider: Literal["claude", "openai"] = "claude"
+    openai_base_url: str | None = None
+    openai_model: str | None = None
+    openai_api_key: str | None = None
+    # Tool calling: on, off (the passages go into the prompt), or auto (on until the endpoint refuses tools).
+    openai_tools: Literal["auto", "on", "off"] = "auto"
+    openai_timeout: float = Field(60.0, gt=0)
+    openai_max_retries: int = Field(2, ge=0, le=10)
+    # The answering model as the page names it ("Llama 3.1 on the school's server").
+    model_display_name: str | None = Field(None, max_length=80)
     docs_dir: Path = Path("docs")
     instance_path: Path = Path("instance")
     chroma_path: Path | None = None
@@ -56,6 +67,7 @@ class Settings(BaseSettings):
     chunk_overlap: int = Field(100, ge=0)
     max_results: int = Field(5, ge=1, le=MAX_PASSAGES)
     hybrid_search: bool = True
+    reranker_model: str | None = None
     max_history: int = Field(2, ge=0, le=20)
     max_tool_rounds: int = Field(2, ge=1, le=10)
     admin_password: str | None = None
@@ -65,6 +77,8 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(2000, ge=1)
     ratelimit_ask: str = "30 per minute"
     ratelimit_login: str = "5 per minute"
+    # Per MCP bearer token, over HTTP (`flask mcp --http`).
+    ratelimit_mcp: str = "120 per minute"
     ratelimit_storage_uri: str = "memory://"
     ratelimit_enabled: bool = True
     max_streams_per_client: int = Field(4, ge=1, le=1000)
@@ -74,14 +88,34 @@ class Settings(BaseSettings):
     database_url: str | None = None
     store_conversations: bool = True
     conversation_retention_days: int = Field(90, ge=1, le=36_500)
+    # Course spaces: each space's courses only for its members (on by itself once OIDC sign-in is set up).
+    course_spaces: bool = False
+    # Campus sign-in (OIDC): the provider, this app's client, and which claim's values grant which spaces.
+    oidc_issuer: str | None = None
+    oidc_metadata_url: str | None = None  # default: the issuer's /.well-known/openid-configuration
+    oidc_client_id: str | None = None
+    oidc_client_secret: str | None = None
+    oidc_scopes: str = "openid profile email"
+    oidc_space_claim: str = "groups"
+    # Comma-separated "claim value=Space name:role" pairs: "stats-ta=Stats:staff, stats=Stats:student"
+    oidc_space_roles: str = ""
 
     @field_validator(
         "anthropic_api_key",
         "anthropic_base_url",
+        "openai_base_url",
+        "openai_model",
+        "openai_api_key",
+        "model_display_name",
         "admin_password",
         "secret_key",
         "chroma_host",
         "database_url",
+        "reranker_model",
+        "oidc_issuer",
+        "oidc_metadata_url",
+        "oidc_client_id",
+        "oidc_client_secret",
         mode="before",
     )
     @classmethod
@@ -89,7 +123,7 @@ class Settings(BaseSettings):
         """Treat an empty variable (`FOO=` in .env) as unset."""
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("ratelimit_ask", "ratelimit_login")
+    @field_validator("ratelimit_ask", "ratelimit_login", "ratelimit_mcp")
     @classmethod
     def _parse_limit(cls, value: str) -> str:
         """Refuse a limit that Flask-Limiter would otherwise ignore, silently turning the limit off."""
@@ -127,11 +161,55 @@ class Settings(BaseSettings):
             )
         return value
 
+    @field_validator("oidc_space_roles")
+    @classmethod
+    def _check_space_roles(cls, value: str) -> str:
+        """Refuse a pair that is not "value=Space:role" at start, not at the first sign-in."""
+        parse_space_roles(value)
+        return value
+
+    @model_validator(mode="after")
+    def _check_oidc(self) -> Settings:
+        """Refuse a half-configured OIDC sign-in: the issuer, client id and secret go together."""
+        given = [self.oidc_issuer, self.oidc_client_id, self.oidc_client_secret]
+        if any(given) and not all(given):
+            raise ValueError("OIDC sign-in needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together")
+        return self
+
+    @property
+    def oidc_enabled(self) -> bool:
+        """Whether campus sign-in (OIDC) is configured."""
+        return bool(self.oidc_issuer)
+
+    @property
+    def space_roles(self) -> dict[str, tuple[str, str]]:
+        """OIDC_SPACE_ROLES as {claim value: (space name, role)}."""
+        return parse_space_roles(self.oidc_space_roles)
+
+    @property
+    def spaces_enabled(self) -> bool:
+        """Whether course spaces are enforced: COURSE_SPACES=on, or a sign-in that puts users in them."""
+        return self.course_spaces or self.oidc_enabled
+
     @model_validator(mode="after")
     def _check_overlap(self) -> Settings:
         """Refuse an overlap that would leave no room for new text in a chunk."""
         if self.chunk_overlap >= self.chunk_size:
             raise ValueError("CHUNK_OVERLAP must be smaller than CHUNK_SIZE")
+        return self
+
+    @model_validator(mode="after")
+    def _check_openai(self) -> Settings:
+        """Refuse MODEL_PROVIDER=openai without a model, or without a server or key to reach it with."""
+        if self.model_provider != "openai":
+            return self
+        if not self.openai_model:
+            raise ValueError("MODEL_PROVIDER=openai needs OPENAI_MODEL (the model name the endpoint serves)")
+        if not (self.openai_base_url or self.openai_api_key):
+            raise ValueError(
+                "MODEL_PROVIDER=openai needs OPENAI_BASE_URL (e.g. http://localhost:11434/v1 for Ollama) "
+                "or OPENAI_API_KEY"
+            )
         return self
 
     @property
@@ -174,8 +252,18 @@ class Settings(BaseSettings):
 
     @property
     def mode(self) -> str:
-        """'claude' with an API key, else 'extractive'."""
+        """'openai' with MODEL_PROVIDER=openai, else 'claude' with an API key, else 'extractive'."""
+        if self.model_provider == "openai":
+            return "openai"
         return "claude" if self.anthropic_api_key else "extractive"
+
+    @property
+    def model_name(self) -> str | None:
+        """The answering model in the operator's words: MODEL_DISPLAY_NAME, else the OpenAI model's name;
+        None for Claude without a display name, and in extractive mode."""
+        if self.mode == "extractive":
+            return None
+        return self.model_display_name or (self.openai_model if self.mode == "openai" else None)
 
     def ensure_secret_key(self) -> str:
         """Return SECRET_KEY, generating one into instance/secret_key when unset."""
@@ -188,6 +276,18 @@ class Settings(BaseSettings):
             raise ConfigError(
                 f"Invalid setting INSTANCE_PATH: cannot write {key_file}: {exc.strerror}"
             ) from None
+
+
+def parse_space_roles(text: str) -> dict[str, tuple[str, str]]:
+    """OIDC_SPACE_ROLES read: "value=Space name:role" pairs, comma-separated, role staff or student."""
+    roles: dict[str, tuple[str, str]] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        value, _, grant = pair.partition("=")
+        space, _, role = grant.rpartition(":")
+        if not value.strip() or not space.strip() or role.strip() not in ("staff", "student"):
+            raise ValueError(f"'{pair}' is not a pair such as 'stats-staff=Statistics:staff'")
+        roles[value.strip()] = (space.strip(), role.strip())
+    return roles
 
 
 def shared_token(key_file: Path) -> str:

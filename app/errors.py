@@ -90,6 +90,13 @@ class Unauthorized(AppError):
     title = "Sign-in required"
 
 
+class Forbidden(AppError):
+    """The signed-in user has no right to this page: another space's, or a student on a staff page."""
+
+    status = 403
+    title = "Not allowed"
+
+
 class PayloadTooLarge(AppError):
     """The request body is over the upload limit."""
 

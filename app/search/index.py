@@ -7,6 +7,8 @@ and one `CatalogCache`, whose `CatalogSnapshot` each search takes once and passe
 
 from __future__ import annotations
 
+import copy
+
 from app.config import Settings
 from app.courses.models import Chunk, Course
 from app.errors import LessonNotFound
@@ -49,6 +51,26 @@ class CourseIndex:
         self.writer = IndexWriter(settings, self.store, self.catalog, embedder)
         self.resolver = CourseResolver(self.store, embedder)
         self.searcher = Searcher(settings, self.store, embedder)
+        # The course ids this view may read (a course space's); None: every course.
+        self.bounds: frozenset[str] | None = None
+
+    def within(self, courses: frozenset[str] | None) -> CourseIndex:
+        """A view of this index that reads only these course ids (None: all), sharing every part and cache.
+
+        Listing, resolving a name, outlines and search all start from `entries()`, so a course outside the
+        view is never resolved, listed or searched: its chunks are filtered out inside the index query.
+        """
+        if courses is None and self.bounds is None:
+            return self
+        view = copy.copy(self)
+        view.bounds = courses
+        return view
+
+    def entries(self, library: CatalogSnapshot | None = None) -> list[CatalogEntry]:
+        """The catalog entries this view may read, sorted by title."""
+        entries = (library or self.catalog.snapshot()).entries
+        bounds = self.bounds
+        return entries if bounds is None else [entry for entry in entries if entry.record.id in bounds]
 
     @property
     def embedder(self) -> Embedder:
@@ -76,8 +98,8 @@ class CourseIndex:
     # -- catalog ------------------------------------------------------------------------------------
 
     def courses(self) -> list[CourseRecord]:
-        """All indexed courses, sorted by title."""
-        return self.catalog.snapshot().records
+        """All indexed courses (this view's), sorted by title."""
+        return [entry.record for entry in self.entries()]
 
     def get_course(self, course_id: str) -> CourseRecord | None:
         """The catalog record of one course id, or None."""
@@ -132,8 +154,12 @@ class CourseIndex:
     def resolve_course(self, name: str) -> CourseRecord:
         """The one course a name means (title, id, acronym, words, then meaning), or CourseNotFound."""
         # The same names come again and again (the sidebar's titles, a conversation's course).
+        bounds = self.bounds
         return self.catalog.memo(
-            ("course", name), lambda entries: self.resolver.resolve(name, [entry.record for entry in entries])
+            ("course", name, bounds),
+            lambda entries: self.resolver.resolve(
+                name, [entry.record for entry in entries if bounds is None or entry.record.id in bounds]
+            ),
         )
 
     def outline(self, course: str) -> Outline:
@@ -165,7 +191,7 @@ class CourseIndex:
     def chunks_at(self, query: str, places: list[tuple[str, int, int]]) -> list[Passage]:
         """The live passages at the places (course title, lesson, chunk index), scored against the query as
         search scores them (cosine); a place no live course holds is left out."""
-        entries = {entry.record.title: entry for entry in self.catalog.snapshot().entries}
+        entries = {entry.record.title: entry for entry in self.entries()}
         vector = self.embedder.embed_query(query)
         found: list[Passage] = []
         for title, lesson, chunk in places:
@@ -207,7 +233,7 @@ class CourseIndex:
     def covers(self, terms: list[str], course: str) -> bool:
         """True when the named course says every one of the terms that any course says (Searcher.covers)."""
         library = self.catalog.snapshot()
-        return self.searcher.covers(terms, library, self._scope(library, course, None), library.entries)
+        return self.searcher.covers(terms, library, self._scope(library, course, None), self.entries(library))
 
     def _request(self, query: str, course: str | None, lesson: int | None, k: int) -> SearchRequest | None:
         """A search of the current catalog within the named course and/or lesson; None when nothing is in
@@ -218,7 +244,7 @@ class CourseIndex:
 
     def _scope(self, library: CatalogSnapshot, course: str | None, lesson: int | None) -> list[CatalogEntry]:
         """Select the catalog entries to search: the named course, narrowed to courses with the lesson."""
-        scope = library.entries
+        scope = self.entries(library)
         record: CourseRecord | None = None
         if course is not None:
             record = self.resolve_course(course)

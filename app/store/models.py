@@ -1,4 +1,5 @@
-"""The tables: conversations, exchanges, pending questions, feedback, the question log, eval cases."""
+"""The tables: conversations, exchanges, pending questions, feedback, question log, eval cases, MCP tokens,
+course spaces and their members."""
 
 from __future__ import annotations
 
@@ -19,8 +20,11 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from app.control_chars import drop_control_chars
 
 EXCHANGE_STATUSES = ("pending", "answered", "interrupted", "failed", "stopped")
 VOTES = ("up", "down")
@@ -29,6 +33,16 @@ COMMENT_CHARS = 500
 OWNER_CHARS = 64
 COURSE_CHARS = 200
 ID_CHARS = 43  # secrets.token_urlsafe(32)
+# The integer ids' range on every database (PostgreSQL's integer; SQLite's is wider).
+MAX_ROW_ID = 2**31 - 1
+LABEL_CHARS = 120
+DIGEST_CHARS = 64  # a SHA-256 in hex
+ANSWER_MODES = ("full", "hints")
+ROLES = ("staff", "student")
+NAME_CHARS = 120
+ISSUER_CHARS = 255
+SUBJECT_CHARS = 255
+EMAIL_CHARS = 254
 
 # Named constraints, so migrations can alter them on SQLite and PostgreSQL alike.
 NAMING = {
@@ -65,6 +79,38 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value is not None else None
 
 
+class CleanString(TypeDecorator[str]):
+    """A string stored without control characters, on SQLite as on PostgreSQL (which refuses NUL)."""
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Any) -> str | None:
+        """Drop control characters: whatever face let one through, no write fails or differs for it."""
+        return drop_control_chars(value) if value is not None else None
+
+
+class CleanText(CleanString):
+    """Unbounded text stored without control characters."""
+
+    impl = Text
+    cache_ok = True
+
+
+class RowId(TypeDecorator[int]):
+    """An integer id: one outside the column's range names no row, so a lookup finds none on every database
+    (instead of PostgreSQL's out-of-range error, or SQLite's overflow past 64 bits)."""
+
+    impl = Integer
+    cache_ok = True
+
+    def process_bind_param(self, value: int | None, dialect: Any) -> int | None:
+        """An id past the range becomes 0, which no row has (ids start at 1)."""
+        if value is None or -MAX_ROW_ID - 1 <= value <= MAX_ROW_ID:
+            return value
+        return 0
+
+
 class Base(DeclarativeBase):
     """The declarative base, with constraint names both databases accept."""
 
@@ -77,9 +123,9 @@ class Conversation(Base):
     __tablename__ = "conversations"
     __table_args__ = (Index("ix_conversations_owner_updated", "owner", "updated_at"),)
 
-    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True, default=new_id)
-    owner: Mapped[str] = mapped_column(String(OWNER_CHARS))
-    title: Mapped[str] = mapped_column(String(TITLE_CHARS))
+    id: Mapped[str] = mapped_column(CleanString(ID_CHARS), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(CleanString(OWNER_CHARS))
+    title: Mapped[str] = mapped_column(CleanString(TITLE_CHARS))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
     exchanges: Mapped[list[Exchange]] = relationship(
@@ -96,15 +142,15 @@ class Exchange(Base):
     __tablename__ = "exchanges"
     __table_args__ = (CheckConstraint(f"status IN {EXCHANGE_STATUSES!r}", name="status"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[int] = mapped_column(RowId, primary_key=True)
     conversation_id: Mapped[str] = mapped_column(
         ForeignKey("conversations.id", ondelete="CASCADE"), index=True
     )
-    question: Mapped[str] = mapped_column(Text)
-    answer: Mapped[str] = mapped_column(Text, default="")
+    question: Mapped[str] = mapped_column(CleanText)
+    answer: Mapped[str] = mapped_column(CleanText, default="")
     sources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
-    mode: Mapped[str | None] = mapped_column(String(20))
-    status: Mapped[str] = mapped_column(String(12), default="pending")
+    mode: Mapped[str | None] = mapped_column(CleanString(20))
+    status: Mapped[str] = mapped_column(CleanString(12), default="pending")
     first_text_ms: Mapped[int | None] = mapped_column(Integer)
     total_ms: Mapped[int | None] = mapped_column(Integer)
     confidence: Mapped[float | None] = mapped_column(Float)
@@ -117,9 +163,9 @@ class PendingQuestion(Base):
 
     __tablename__ = "pending_questions"
 
-    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True, default=new_id)
-    owner: Mapped[str] = mapped_column(String(OWNER_CHARS))
-    question: Mapped[str] = mapped_column(Text)
+    id: Mapped[str] = mapped_column(CleanString(ID_CHARS), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(CleanString(OWNER_CHARS))
+    question: Mapped[str] = mapped_column(CleanText)
     exchange_id: Mapped[int | None] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
     claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -132,8 +178,8 @@ class Feedback(Base):
     __table_args__ = (CheckConstraint(f"vote IN {VOTES!r}", name="vote"),)
 
     exchange_id: Mapped[int] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"), primary_key=True)
-    vote: Mapped[str] = mapped_column(String(4))
-    comment: Mapped[str | None] = mapped_column(String(COMMENT_CHARS))
+    vote: Mapped[str] = mapped_column(CleanString(4))
+    comment: Mapped[str | None] = mapped_column(CleanString(COMMENT_CHARS))
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
 
 
@@ -142,14 +188,14 @@ class LoggedQuestion(Base):
 
     __tablename__ = "question_log"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    question: Mapped[str] = mapped_column(Text)
-    course: Mapped[str | None] = mapped_column(String(COURSE_CHARS), index=True)
+    id: Mapped[int] = mapped_column(RowId, primary_key=True)
+    question: Mapped[str] = mapped_column(CleanText)
+    course: Mapped[str | None] = mapped_column(CleanString(COURSE_CHARS), index=True)
     declined: Mapped[bool] = mapped_column(Boolean, default=False)
     confidence: Mapped[float | None] = mapped_column(Float)
-    mode: Mapped[str | None] = mapped_column(String(20))
+    mode: Mapped[str | None] = mapped_column(CleanString(20))
     # The passage that came closest, so a declined question still points at a lesson.
-    closest_course: Mapped[str | None] = mapped_column(String(COURSE_CHARS))
+    closest_course: Mapped[str | None] = mapped_column(CleanString(COURSE_CHARS))
     closest_lesson: Mapped[int | None] = mapped_column(Integer)
     # Links the log to a stored exchange and its feedback; unset when conversations are not stored.
     exchange_id: Mapped[int | None] = mapped_column(
@@ -168,7 +214,7 @@ class CitedLesson(Base):
     question_id: Mapped[int] = mapped_column(
         ForeignKey("question_log.id", ondelete="CASCADE"), primary_key=True
     )
-    course: Mapped[str] = mapped_column(String(COURSE_CHARS), primary_key=True)
+    course: Mapped[str] = mapped_column(CleanString(COURSE_CHARS), primary_key=True)
     lesson: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
@@ -177,9 +223,75 @@ class EvalCase(Base):
 
     __tablename__ = "eval_cases"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    question: Mapped[str] = mapped_column(Text)
-    gold_course: Mapped[str] = mapped_column(String(COURSE_CHARS))
+    id: Mapped[int] = mapped_column(RowId, primary_key=True)
+    question: Mapped[str] = mapped_column(CleanText)
+    gold_course: Mapped[str] = mapped_column(CleanString(COURSE_CHARS))
     gold_lesson: Mapped[int | None] = mapped_column(Integer)
-    evidence: Mapped[str] = mapped_column(Text, default="")
+    evidence: Mapped[str] = mapped_column(CleanText, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class McpToken(Base):
+    """A bearer token for the MCP server over HTTP: only its SHA-256 is kept, shown once when made."""
+
+    __tablename__ = "mcp_tokens"
+
+    id: Mapped[int] = mapped_column(RowId, primary_key=True)
+    label: Mapped[str] = mapped_column(CleanString(LABEL_CHARS))
+    digest: Mapped[str] = mapped_column(CleanString(DIGEST_CHARS), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Space(Base):
+    """A course space: its courses, its members and what its staff decided about answering."""
+
+    __tablename__ = "spaces"
+    __table_args__ = (CheckConstraint(f"answer_mode IN {ANSWER_MODES!r}", name="answer_mode"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_CHARS), unique=True)
+    answer_mode: Mapped[str] = mapped_column(String(8), default="full")
+    avoid_topics: Mapped[list[str]] = mapped_column(JSON, default=list)
+    welcome: Mapped[str] = mapped_column(Text, default="")
+    suggestions: Mapped[list[str]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class SpaceCourse(Base):
+    """A course (by its index id) belonging to a space; a course in no space is open to every visitor."""
+
+    __tablename__ = "space_courses"
+
+    space_id: Mapped[int] = mapped_column(ForeignKey("spaces.id", ondelete="CASCADE"), primary_key=True)
+    course_id: Mapped[str] = mapped_column(String(COURSE_CHARS), primary_key=True, index=True)
+
+
+class User(Base):
+    """A person as an identity provider or LMS names them: an issuer and its opaque subject id.
+
+    A name or email is kept only when the platform sends it, and only staff pages show it.
+    """
+
+    __tablename__ = "users"
+    __table_args__ = (UniqueConstraint("issuer", "subject", name="uq_users_issuer_subject"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    issuer: Mapped[str] = mapped_column(String(ISSUER_CHARS))
+    subject: Mapped[str] = mapped_column(String(SUBJECT_CHARS))
+    name: Mapped[str | None] = mapped_column(String(NAME_CHARS))
+    email: Mapped[str | None] = mapped_column(String(EMAIL_CHARS))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class Membership(Base):
+    """A user's role in a space: staff or student."""
+
+    __tablename__ = "space_members"
+    __table_args__ = (CheckConstraint(f"role IN {ROLES!r}", name="role"),)
+
+    space_id: Mapped[int] = mapped_column(ForeignKey("spaces.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    role: Mapped[str] = mapped_column(String(8))

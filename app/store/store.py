@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.config import Settings
+from app.store import revisions
 from app.store.conversations import Conversations
 from app.store.database import Database
 from app.store.eval_cases import EvalCases
 from app.store.feedback import Votes
 from app.store.pending import PendingQuestions
 from app.store.questions import QuestionLog
+from app.store.spaces import Spaces
+from app.store.tokens import AccessTokens
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,9 @@ class Store:
         self.votes = Votes(self.db)
         self.questions = QuestionLog(self.db)
         self.eval_cases = EvalCases(self.db)
+        self.tokens = AccessTokens(self.db)
+        self.spaces = Spaces(self.db)
+        self._current = False
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
@@ -50,15 +56,26 @@ class Store:
 
     def upgrade(self) -> None:
         """Migrate the schema to the newest revision."""
-        from app.store import migrate  # Alembic (9 MB) loads only where the schema is checked or changed
+        from app.store import migrate  # Alembic loads only to migrate
 
         migrate.upgrade(self.db)
 
     def is_current(self) -> bool:
         """True when the schema is at the newest revision."""
-        from app.store import migrate
+        return revisions.is_current(self.db)
 
-        return migrate.current(self.db) == migrate.head()
+    def schema_current(self) -> bool:
+        """is_current, asked again only until it holds (a schema never moves back under a running app)."""
+        if not self._current:
+            self._current = self.is_current()
+        return self._current
+
+    def prepared(self) -> Store:
+        """This store with its schema seen to at start (see app.store.schema)."""
+        from app.store import schema
+
+        schema.prepare(self)
+        return self
 
     def purge_expired(self) -> Purged:
         """Delete what the retention period has passed, and questions no stream claimed."""

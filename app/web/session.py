@@ -20,6 +20,8 @@ BROWSER_ID_BYTES = 18  # 144 random bits, 24 characters
 TURN_KEY = "chat_turn"  # exchanges committed so far, which spends old commit tokens: chat/tokens.py
 THEME_KEY = "theme"  # auto, light or dark: templating.py and the chat's theme switch
 ADMIN_KEY = "admin"  # the admin sign-in and its proof: admin/auth.py
+USER_KEY = "user"  # a course space member's user id and space id: viewer.py, signin.py
+SIGNIN_KEY = "signin"  # an OIDC sign-in under way (state, nonce): signin.py
 # Flask-WTF keeps the raw CSRF token under this key; dropping it makes the next form get a new one.
 CSRF_KEY = "csrf_token"
 # Flask's flash() keeps the admin's notices under "_flashes" until the next page shows them.

@@ -27,6 +27,11 @@ TABLES = {
     "question_log",
     "question_lessons",
     "eval_cases",
+    "mcp_tokens",
+    "spaces",
+    "space_courses",
+    "users",
+    "space_members",
 }
 
 

@@ -7,15 +7,16 @@ from flask import Blueprint, current_app, jsonify, request
 from app.assistant.service import final_answer
 from app.errors import AppError, BadRequest, ServiceUnavailable
 from app.extensions import ask_limit, csrf, ratelimit_store_ok
-from app.links import safe_url
 from app.rules import MAX_PASSAGES
-from app.search.serialize import results_json
+from app.search.serialize import courses_json, results_json
 from app.services import services, settings
+from app.store.schema import BEHIND
 from app.web.api.answers import ApiAnswer, load_session, query_result
 from app.web.api.params import int_arg, json_object, required_text
 from app.web.question_log import logged
 from app.web.sse import answer_messages, sse_response
 from app.web.stream_slots import claim_stream_slot
+from app.web.viewer import viewer, visible_index
 
 bp = Blueprint("api", __name__)
 csrf.exempt(bp)
@@ -36,7 +37,7 @@ def query():
     slot = claim_stream_slot()
     try:
         # The assistant keeps the last MAX_HISTORY; a bad question is refused here, before any stream starts.
-        events = logged(services().assistant.stream(question, history), question)
+        events = logged(services().assistant.stream(question, history, viewer().scope), question)
     except BaseException:
         slot.release()
         raise
@@ -48,24 +49,8 @@ def query():
 
 @bp.get("/api/courses")
 def courses():
-    """Every indexed course with its lessons."""
-    records = services().index.courses()
-    return jsonify(
-        total_courses=len(records),
-        course_titles=[record.title for record in records],
-        courses=[
-            {
-                "title": record.title,
-                "link": safe_url(record.link),
-                "instructor": record.instructor,
-                "lessons": [
-                    {**lesson.model_dump(exclude_none=True), "link": safe_url(lesson.link)}
-                    for lesson in record.lessons
-                ],
-            }
-            for record in records
-        ],
-    )
+    """Every indexed course the caller may read, with its lessons."""
+    return jsonify(courses_json(visible_index().courses()))
 
 
 @bp.get("/api/search")
@@ -75,7 +60,7 @@ def search():
     course = request.args.get("course", "").strip() or None
     lesson = int_arg("lesson", minimum=0)
     k = int_arg("k", minimum=1, maximum=MAX_PASSAGES)
-    passages = services().index.search(text, course=course, lesson=lesson, k=k)
+    passages = visible_index().search(text, course=course, lesson=lesson, k=k)
     return jsonify(results_json(passages))
 
 
@@ -83,6 +68,15 @@ def search():
 def healthz():
     """The process is up."""
     return jsonify(status="ok")
+
+
+def _schema_current() -> bool:
+    """False when the database answers but its schema is behind this version's (`flask db upgrade`)."""
+    try:
+        return services().store.schema_current()
+    except Exception as exc:  # noqa: BLE001 - a database failing between two queries is "down", said above
+        current_app.logger.warning("readyz: the database schema could not be read: %s", type(exc).__name__)
+        return True
 
 
 def ratelimit_store_state() -> str:
@@ -98,6 +92,7 @@ def readyz():
 
     It reports the database too, but a database that is down keeps the host ready: answers are still served
     (only their records are lost), and a shared database down would otherwise take every host out at once.
+    A database whose schema is behind is a 503: nothing would be stored until `flask db upgrade`.
     """
     if not services().warm:
         services().start_warm_up()
@@ -115,6 +110,8 @@ def readyz():
     if store == "unreachable":
         current_app.logger.warning("readyz: the rate-limit store is unreachable")
     database = "ok" if services().store.ping() else "down"
+    if database == "ok" and not _schema_current():
+        raise ServiceUnavailable(BEHIND)
     degraded = store == "unreachable" or database == "down"
     return jsonify(
         status="degraded" if degraded else "ready", courses=count, ratelimit_store=store, database=database

@@ -18,6 +18,7 @@ from app.web.htmx import is_htmx
 from app.web.question_log import logged
 from app.web.session import browser_id
 from app.web.sse import answer_messages, sse_message, sse_response
+from app.web.viewer import viewer
 
 ANSWERED_ALREADY = "This question was answered already, or has expired. Please ask it again."
 NOT_REMEMBERED = (
@@ -44,7 +45,7 @@ def stream(pending_id: str):
     live = InFlightAnswer(pending_id, owner, question, number, conversation_id, claim.exchange_id)
     memory = model_memory(owner, conversation_id, exclude=claim.exchange_id)
     try:
-        events = services().assistant.stream(question, memory)
+        events = services().assistant.stream(question, memory, viewer().scope)
     except AppError as exc:  # e.g. MAX_QUESTION_CHARS lowered since the question was posted
         finish(claim.exchange_id, "failed")
         return sse_response(iter([sse_message("done", failed_html(exc, question, number, form))]))

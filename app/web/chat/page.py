@@ -8,13 +8,13 @@ from flask import render_template, request
 
 from app.assistant.base import Exchange, Source
 from app.assistant.citations import MARKER
-from app.errors import AppError
 from app.search.models import CourseRecord
 from app.services import services, settings
 from app.store.records import ConversationSummary
 from app.store.soft import StoreUnavailable
 from app.web.chat.exchanges import ExchangeView
 from app.web.session import browser_id
+from app.web.viewer import viewer, visible_courses
 
 # Lessons listed per course in the sidebar; the course's outline page lists the rest.
 SIDEBAR_LESSONS = 30
@@ -61,7 +61,15 @@ def suggested_questions(courses: list[CourseRecord]) -> list[Suggestion]:
 
 def current_suggestions() -> list[Suggestion]:
     """The suggestions for the courses indexed now (none while the index cannot answer)."""
-    return suggested_questions(_courses()[0])
+    return page_suggestions(_courses()[0])
+
+
+def page_suggestions(courses: list[CourseRecord]) -> list[Suggestion]:
+    """The questions the viewer's course space suggests, else questions about the courses they read."""
+    space = viewer().space
+    if space is not None and space.settings.suggestions:
+        return [Suggestion(question, space.name) for question in space.settings.suggestions]
+    return suggested_questions(courses)
 
 
 def course_question(course: CourseRecord) -> str:
@@ -124,7 +132,10 @@ def render_page(
         "chat/index.html",
         courses=courses,
         courses_error=courses_error,
-        suggestions=suggested_questions(courses),
+        suggestions=page_suggestions(courses),
+        space=viewer().space,
+        staff=viewer().role == "staff",
+        sign_in=settings().oidc_enabled and not viewer().signed_in,
         course_question=course_question,
         sidebar_lessons=SIDEBAR_LESSONS,
         exchanges=exchanges,
@@ -132,6 +143,7 @@ def render_page(
         conversations=conversations,
         conversations_error=conversations_error,
         mode=services().assistant.mode,
+        model_name=settings().model_name,
         error=form_error,
         value=form_value,
         **form_context(conversation_id),
@@ -151,10 +163,7 @@ def recent_conversations() -> tuple[list[ConversationSummary], str | None]:
 
 def _courses() -> tuple[list[CourseRecord], str | None]:
     """The indexed courses, or an empty list and the reason when the index cannot answer."""
-    try:
-        return services().index.courses(), None
-    except AppError as exc:
-        return [], exc.message
+    return visible_courses()
 
 
 def controls_context(pending: bool, conversation_id: str | None) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from app.assistant.base import Exchange
 from app.assistant.service import final_answer
 from app.errors import BadRequest, NotFound
 from app.extensions import ask_limit
-from app.rules import question_problem
+from app.rules import question_problem, typed
 from app.services import services, settings
 from app.web.chat.asking import Asked, begin, finish, gone, model_memory, remember, stores, transcript
 from app.web.chat.exchanges import ExchangeView, from_memory, from_record
@@ -30,6 +30,7 @@ from app.web.redirects import safe_local_path
 from app.web.session import THEME_KEY, browser_id
 from app.web.stream_slots import claim_stream_slot
 from app.web.templating import THEMES
+from app.web.viewer import viewer, visible_index
 
 bp = Blueprint("chat", __name__)
 bp.add_app_template_filter(follow_up_questions, "follow_ups")
@@ -58,7 +59,7 @@ def conversation(conversation_id: str):
 @ask_limit
 def ask():
     """Ask: for htmx the question at once with its answer streaming; else answer, store and redirect."""
-    question = request.form.get("question", "").replace("\r\n", "\n").strip()
+    question = typed(request.form.get("question", ""))
     requested = request.form.get("conversation", "").strip() or None
     # Checked here too, so the form can show the problem in place, keeping what was typed.
     problem = question_problem(question, settings().max_question_chars)
@@ -127,7 +128,11 @@ def _answer_now(asked: Asked) -> ExchangeView:
         # is a 429 error page (the question kept, marked failed) and the model is not called.
         with claim_stream_slot():
             answer = final_answer(
-                logged(services().assistant.stream(asked.question, memory), asked.question, asked.exchange_id)
+                logged(
+                    services().assistant.stream(asked.question, memory, viewer().scope),
+                    asked.question,
+                    asked.exchange_id,
+                )
             )
     except Exception:
         finish(asked.exchange_id, "failed")
@@ -185,7 +190,7 @@ def theme():
 @bp.get("/courses/<course_id>")
 def course(course_id: str):
     """A course's outline page: every lesson, linked."""
-    record = services().index.get_course(course_id)
+    record = visible_index().get_course(course_id)
     if record is None:
         raise NotFound("There is no course at this address.")
     return render_template("chat/course.html", course=record)
