@@ -153,6 +153,7 @@ def separate_weights(graph: Path) -> None:
             all_tensors_to_one_file=True,
             location=WEIGHTS_FILE,
         )
+        (staging / WEIGHTS_FILE).chmod(graph.stat().st_mode & 0o777)  # readable by whoever reads the graph
         os.replace(staging / WEIGHTS_FILE, graph.parent / WEIGHTS_FILE)
         os.replace(staging / graph.name, graph)
     finally:
