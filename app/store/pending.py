@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import bindparam, delete, insert, update
+from sqlalchemy import bindparam, delete, insert, select, update
 
 from app.store.database import Database
 from app.store.models import PendingQuestion, new_id, now
@@ -56,6 +56,19 @@ class PendingQuestions:
             else:
                 row = connection.execute(CLAIM_AND_DELETE, values).one_or_none()
         return Claim(question=row.question, exchange_id=row.exchange_id) if row is not None else None
+
+    @hard
+    def runs_for(self, owner: str, exchange_ids: list[int]) -> dict[int, str]:
+        """The question id (its answer run's id) of each of `owner`'s exchanges, by exchange id."""
+        if not exchange_ids:
+            return {}
+        with self.db.reading() as session:
+            rows = session.execute(
+                select(PendingQuestion.id, PendingQuestion.exchange_id).where(
+                    PendingQuestion.owner == owner, PendingQuestion.exchange_id.in_(exchange_ids)
+                )
+            )
+            return {row.exchange_id: row.id for row in rows}
 
     @hard
     def purge(self, max_age: float = CLAIM_SECONDS) -> int:

@@ -12,6 +12,7 @@ from app.store.eval_cases import EvalCases
 from app.store.feedback import Votes
 from app.store.pending import PendingQuestions
 from app.store.questions import QuestionLog
+from app.store.runs import RUN_KEEP_SECONDS, AnswerRuns
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class Purged:
     conversations: int
     questions: int
     pending: int
+    runs: int = 0
 
 
 class Store:
@@ -35,6 +37,7 @@ class Store:
         self.votes = Votes(self.db)
         self.questions = QuestionLog(self.db)
         self.eval_cases = EvalCases(self.db)
+        self.runs = AnswerRuns(self.db)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
@@ -62,7 +65,9 @@ class Store:
         return Purged(
             conversations=self.conversations.purge(self.retention_days),
             questions=self.questions.purge(self.retention_days),
-            pending=self.pending.purge(),
+            # A question's row maps its exchange to the answer run a reloaded page follows: kept as long.
+            pending=self.pending.purge(RUN_KEEP_SECONDS),
+            runs=self.runs.purge(RUN_KEEP_SECONDS),
         )
 
     def close(self) -> None:

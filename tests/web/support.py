@@ -104,6 +104,9 @@ def ask_streamed(client, question: str, headers: dict | None = None) -> Streamed
     stream = client.get(stream_url_from(pending.get_data(as_text=True)))
     assert stream.mimetype == "text/event-stream"
     events = sse_events(stream.get_data(as_text=True))
+    # A stream opened from scratch first empties the pending answer (chat/follow.py), then replays it.
+    assert events[0][0] == "reset"
+    events = events[1:]
     name, done = events[-1]
     assert name == "done"
     if 'id="ask-form"' in done:
