@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from flask import current_app, redirect, render_template, request, url_for
 
 from app.errors import BadRequest, Conflict
@@ -18,7 +20,7 @@ from app.web.chat.views import bp
 from app.web.htmx import is_htmx
 from app.web.session import browser_id
 from app.web.sse import sse_message, sse_response
-from app.web.stream_slots import FOLLOWERS, TooManyStreams, claim_stream_slot
+from app.web.stream_slots import FOLLOWERS, StreamSlot, TooManyStreams, claim_stream_slot
 
 ANSWERED_ALREADY = "This question was answered already, or has expired. Please ask it again."
 NOT_REMEMBERED = (
@@ -47,7 +49,15 @@ def stream(pending_id: str):
     except TooManyStreams as refused:
         return sse_response(iter([sse_message("done", error_html(refused, start["question"], number, form))]))
     messages = follow(source, face, last_event_id(request.headers.get("Last-Event-ID")))
-    return sse_response(messages, slot)
+    return sse_response(_releasing(messages, slot), slot)
+
+
+def _releasing(messages: Iterator[str], slot: StreamSlot) -> Iterator[str]:
+    """The messages, freeing `slot` as soon as they end (the response's close may come later)."""
+    try:
+        yield from messages
+    finally:
+        slot.release()
 
 
 @bp.post("/ask/stop/<pending_id>")

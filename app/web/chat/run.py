@@ -35,6 +35,7 @@ DEAD_AFTER_SECONDS = 12.0
 # An ended run stays in memory this long, for a follower that comes late.
 LINGER_SECONDS = 300.0
 LAST_EVENTS = ("done", "failed", "stopped", "interrupted")
+clock = time.monotonic  # the text cadence's clock (a test paces it)
 
 
 class AnswerRun:
@@ -120,9 +121,9 @@ class AnswerRun:
             elif isinstance(event, TextEvent):
                 self.text += event.text
                 held += event.text
-                if time.monotonic() - published_at >= RENDER_EVERY_SECONDS:
+                if clock() - published_at >= RENDER_EVERY_SECONDS:
                     self.publish({"kind": "text", "text": held})
-                    held, published_at = "", time.monotonic()
+                    held, published_at = "", clock()
             elif isinstance(event, DoneEvent):
                 if held:
                     self.publish({"kind": "text", "text": held})
