@@ -33,7 +33,7 @@ class Store:
         self.store_conversations = store_conversations
         self.retention_days = retention_days
         self.conversations = Conversations(self.db)
-        self.pending = PendingQuestions(self.db, keep_claimed=store_conversations)
+        self.pending = PendingQuestions(self.db)
         self.votes = Votes(self.db)
         self.questions = QuestionLog(self.db)
         self.eval_cases = EvalCases(self.db)

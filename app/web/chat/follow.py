@@ -103,13 +103,14 @@ def follow(source: RunSource, face: ChatAnswer, last_id: int | None) -> Iterator
         events = source.read(seq, READ_WAIT_SECONDS)
         for event in events:
             messages = face.render(event)  # rendered even when not sent: the page's state is rebuilt
-            if messages and (last_id is None or seq > last_id):
-                # The id rides on the last message; an event that shows nothing needs none (it shows
-                # nothing when rendered again after a resume either).
+            last = event["kind"] in LAST_EVENTS
+            # The id rides on the last message; an event that shows nothing needs none (it shows nothing when
+            # rendered again after a resume either). The last event always goes: it replaces the exchange.
+            if messages and (last_id is None or seq > last_id or last):
                 yield "".join(messages)[:-1] + f"id: {seq}\n\n"
-            seq += 1
-            if event["kind"] in LAST_EVENTS:
+            if last:
                 return
+            seq += 1
         if events:
             quiet_since = time.monotonic()
         elif not source.alive():
