@@ -118,14 +118,10 @@ def services(app):
 @pytest.fixture
 def fake_claude():
     """A scripted Messages API on 127.0.0.1 that the real anthropic SDK talks to."""
-    from tests.fake_claude import FakeClaude
+    from tests.fake_claude import running_fake_claude
 
-    server = FakeClaude()
-    server.start()
-    try:
+    with running_fake_claude() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

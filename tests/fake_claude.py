@@ -9,6 +9,8 @@ import select
 import socket
 import threading
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -382,3 +384,14 @@ def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
             """Keep test output quiet."""
 
     return Handler
+
+
+@contextmanager
+def running_fake_claude() -> Iterator[FakeClaude]:
+    """A started FakeClaude, stopped at the end."""
+    server = FakeClaude()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -4,16 +4,15 @@ the shared database, and through a real Redis."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import TEST_COURSES
 from tests.e2e.test_live_answers_e2e import expect_answered, slow_answer
+from tests.fake_claude import running_fake_claude
 from tests.servers import start_redis
-from tests.test_deploy import BIN, ROOT, Gunicorn, app_env, flask_index
+from tests.test_deploy import Gunicorn
+from tests.test_deploy_stream import serving_two_workers
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -22,48 +21,27 @@ MAX_TRIES = 8
 ACCESS_LINE = re.compile(r"^<(\d+)> \d+ (GET|POST) (/ask/stream/[\w-]+|/ask)\?", re.MULTILINE)
 
 
-@pytest.fixture(scope="module", params=["database", "redis"])
-def two_workers(request, tmp_path_factory, fake_claude_module):
-    """Two gunicorn workers answering with the fake model, sharing a migrated SQLite file (and Redis)."""
-    tmp = tmp_path_factory.mktemp(f"live-workers-{request.param}")
-    docs = tmp / "docs"
-    shutil.copytree(TEST_COURSES, docs)
-    redis = start_redis(tmp) if request.param == "redis" else None
-    extra = {"ANTHROPIC_BASE_URL": fake_claude_module.url}
-    if redis is not None:
-        extra["RATELIMIT_STORAGE_URI"] = redis.url
-    env = app_env(tmp, docs, **extra)
-    env["ANTHROPIC_API_KEY"] = "test-key"
-    flask_index(env)
-    upgraded = subprocess.run(
-        [str(BIN / "flask"), "--app", "wsgi", "db", "upgrade"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        timeout=180,
-    )
-    assert upgraded.returncode == 0, upgraded.stderr
-    server = Gunicorn(env, tmp / "gunicorn-logs", workers=2)
-    try:
-        server.wait_serving()
-        yield server
-    finally:
-        server.stop()
-        if redis is not None:
-            redis.stop()
-
-
 @pytest.fixture(scope="module")
 def fake_claude_module():
     """The fake Messages API, shared by the module's gunicorn workers."""
-    from tests.fake_claude import FakeClaude
-
-    server = FakeClaude()
-    server.start()
-    try:
+    with running_fake_claude() as server:
         yield server
+
+
+@pytest.fixture(scope="module", params=["database", "redis"])
+def two_workers(request, tmp_path_factory, fake_claude_module):
+    """Two gunicorn workers answering with the fake model, sharing a migrated SQLite file (and a Redis)."""
+    tmp = tmp_path_factory.mktemp(f"live-workers-{request.param}")
+    redis = start_redis(tmp) if request.param == "redis" else None
+    extra = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake_claude_module.url}
+    if redis is not None:
+        extra["RATELIMIT_STORAGE_URI"] = redis.url
+    try:
+        with serving_two_workers(tmp, **extra) as server:
+            yield server
     finally:
-        server.stop()
+        if redis is not None:
+            redis.stop()
 
 
 def pids(server: Gunicorn, path: str) -> list[str]:

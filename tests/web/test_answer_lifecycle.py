@@ -13,11 +13,12 @@ from tests.web.support import (
     ask_streamed,
     commit_token_from,
     page_url,
+    read_until,
     send_enabled,
     sse_events,
     stream_url_from,
+    wait_for,
 )
-from tests.web.test_chat_stream import wait_for
 
 FINAL = Answer(markdown="Fixtures give tests **setup**.[^1]", sources=[FIXTURES_SOURCE], mode="extractive")
 
@@ -77,16 +78,6 @@ def test_the_ask_spends_the_rate_limit_and_streams_cannot_be_rerun(make_app):
     for url in urls * 5:
         client.get(url).get_data()
     assert len(answerer.questions) == 2
-
-
-def read_until(response, text: bytes) -> bytes:
-    """Read a streamed response until `text` came; what was read."""
-    read = b""
-    for chunk in response.response:
-        read += chunk
-        if text in read:
-            return read
-    raise AssertionError(f"the stream ended without {text!r}")
 
 
 def test_stop_keeps_the_partial_answer_marked_stopped_and_enables_the_form(db_app):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 from app.assistant.base import Answer, DoneEvent, StatusEvent, TextEvent
@@ -22,6 +21,7 @@ from tests.web.support import (
     script_answer,
     sse_events,
     stream_url_from,
+    wait_for,
 )
 
 FINAL = Answer(markdown="Fixtures give tests **setup**.[^1]", sources=[FIXTURES_SOURCE])
@@ -37,14 +37,6 @@ def scripted(app, *events, hold_at=None) -> ScriptedAnswerer:
 def is_text(name: str) -> bool:
     """True for a message carrying the answer's text (chat/live.py): a new block, or an update of one."""
     return name == "block" or re.fullmatch(r"[ar]\d+", name) is not None
-
-
-def wait_for(condition, seconds: float = 10) -> None:
-    """Poll `condition` until it holds; fail after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        time.sleep(0.05)
 
 
 def page_url_of(pending_html: str) -> str:

@@ -12,11 +12,12 @@ from tests.web.support import (
     ask_streamed,
     asked_plain,
     page_url,
+    read_until,
     send_enabled,
     sse_events,
     stream_url_from,
+    wait_for,
 )
-from tests.web.test_chat_stream import wait_for
 
 FINAL = Answer(markdown="Fixtures give tests **setup**.[^1]", sources=[FIXTURES_SOURCE])
 CONVERSATION_URL = re.compile(r"/c/([\w-]{43})")
@@ -132,16 +133,6 @@ def test_a_forged_browser_id_opens_nothing(db_app, make_app):
     chosen = db_app.test_client()
     chosen.set_cookie("session", signing(db_app).dumps({"browser": "someone-else"}))
     assert chosen.get(url).status_code == 404
-
-
-def read_until(response, text: bytes) -> bytes:
-    """Read a streamed response until `text` came; what was read."""
-    read = b""
-    for chunk in response.response:
-        read += chunk
-        if text in read:
-            return read
-    raise AssertionError(f"the stream ended without {text!r}")
 
 
 def stored_exchange(client, url: str) -> str:

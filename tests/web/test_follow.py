@@ -12,7 +12,7 @@ from app.assistant.base import Answer, DoneEvent, TextEvent
 from app.store.models import AnswerRun, now
 from app.web.chat import answers as chat_answers
 from app.web.chat import follow as chat_follow
-from app.web.chat.journal import NoJournal, RedisJournal, journal
+from app.web.chat.journal import Journal, RedisJournal, journal
 from app.web.chat.run import BEAT_SECONDS, RUNS, Runs, settle
 from app.web.sse import sse_message
 from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
@@ -21,11 +21,12 @@ from tests.web.support import (
     HX,
     commit_token_from,
     conversation_from,
+    read_until,
     send_enabled,
     sse_events,
     stream_url_from,
+    wait_for,
 )
-from tests.web.test_chat_stream import wait_for
 from tests.web.test_stream_size import replay, squeeze
 
 FINAL = Answer(markdown="Paragraph one.\n\nParagraph two, then **three**.", sources=[FIXTURES_SOURCE])
@@ -43,16 +44,6 @@ def ask(client, question: str) -> tuple[str, str]:
     """Ask with htmx; the stream URL and the conversation page's URL."""
     html = client.post("/ask", data={"question": question}, headers=HX).get_data(as_text=True)
     return stream_url_from(html), f"/c/{conversation_from(html)}"
-
-
-def read_until(response, text: bytes) -> str:
-    """Read a streamed response until `text` came; what was read."""
-    read = b""
-    for chunk in response.response:
-        read += chunk
-        if text in read:
-            return read.decode()
-    raise AssertionError(f"the stream ended without {text!r}")
 
 
 def run_id_of(url: str) -> str:
@@ -144,7 +135,7 @@ def test_a_worker_that_died_reads_interrupted_and_nothing_else_does(db_app, othe
     url, page_url = ask(client, "Will my worker survive?")
     run = RUNS.get(run_id_of(url))
     wait_for(lambda: answerer.held.is_set())
-    run.journal = NoJournal()  # its heartbeat (and what it says) no longer reaches the others
+    run.journal = Journal()  # its heartbeat (and what it says) no longer reaches the others
     with db_app.extensions["services"].store.db.writing() as session:
         session.get(AnswerRun, run.run_id).beat_at = now().replace(year=2000)
     page = client.get(page_url).get_data(as_text=True)
@@ -226,7 +217,7 @@ def test_through_redis_an_answer_finishes_for_a_late_follower_and_a_dead_worker_
     url, page_url = ask(client, "Dies in Redis?")
     run = RUNS.get(run_id_of(url))
     wait_for(lambda: answerer.held.is_set())
-    run.journal = NoJournal()
+    run.journal = Journal()
     journal(app).client.hset(f"course-assistant:answer:{run.run_id}:state", "beat", time.time() - 3600)
     assert "The answer was interrupted." in client.get(page_url).get_data(as_text=True)
     answerer.release()

@@ -6,8 +6,8 @@ import itertools
 
 from app.assistant.base import DoneEvent, StatusEvent, TextEvent
 from app.web.stream_slots import FOLLOWERS_PER_ANSWER
-from tests.web.support import asked_plain, sse_events, stream_url_from
-from tests.web.test_chat_stream import FINAL, post_pending, scripted, wait_for
+from tests.web.support import asked_plain, sse_events, stream_url_from, wait_for
+from tests.web.test_chat_stream import FINAL, post_pending, scripted
 
 BOUND = 2
 OTHER = {"REMOTE_ADDR": "10.0.0.2"}

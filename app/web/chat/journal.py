@@ -11,7 +11,7 @@ import json
 import logging
 import threading
 import time
-from typing import Any, Protocol
+from typing import Any
 
 from flask import Flask
 
@@ -25,74 +25,39 @@ READ_WAIT_SECONDS = 1.0
 DB_POLL_SECONDS = 0.2
 
 
-class Journal(Protocol):
-    """A shared log of answer runs, written by the worker making each answer."""
+class Journal:
+    """A shared log of answer runs, written by the worker making each answer. This one keeps nothing: with
+    conversations not stored, an answer is followed only in the worker that makes it."""
 
     def start(self, run_id: str) -> None:
         """Record a run that starts now."""
-        ...
 
     def append(self, run_id: str, seq: int, event: dict[str, Any]) -> None:
         """Keep event `seq` of a run."""
-        ...
 
     def end(self, run_id: str) -> None:
         """Mark a run ended (after its last event)."""
-        ...
 
     def beat(self, run_ids: list[str]) -> None:
         """Renew the heartbeat of runs in progress in this process."""
-        ...
 
     def request_stop(self, run_id: str) -> None:
         """Ask whichever worker makes the answer to stop it."""
-        ...
 
     def stop_requested(self, run_ids: list[str]) -> set[str]:
         """Which of these runs were asked to stop."""
-        ...
-
-    def read(self, run_id: str, start: int, wait: float) -> list[dict[str, Any]]:
-        """Events from `start` on, waiting up to `wait` seconds for one when there are none yet."""
-        ...
-
-    def state(self, run_id: str) -> RunState | None:
-        """The run's heartbeat age and end; None for a run this journal does not know."""
-        ...
-
-
-class NoJournal:
-    """Conversations are not stored: an answer is followed only in the worker that makes it."""
-
-    def start(self, run_id: str) -> None:
-        """Nothing to record."""
-
-    def append(self, run_id: str, seq: int, event: dict[str, Any]) -> None:
-        """Nothing to keep."""
-
-    def end(self, run_id: str) -> None:
-        """Nothing to mark."""
-
-    def beat(self, run_ids: list[str]) -> None:
-        """Nothing to renew."""
-
-    def request_stop(self, run_id: str) -> None:
-        """Nobody else to ask."""
-
-    def stop_requested(self, run_ids: list[str]) -> set[str]:
-        """Never."""
         return set()
 
     def read(self, run_id: str, start: int, wait: float) -> list[dict[str, Any]]:
-        """Nothing."""
+        """Events from `start` on, waiting up to `wait` seconds for one when there are none yet."""
         return []
 
     def state(self, run_id: str) -> RunState | None:
-        """Unknown."""
+        """The run's heartbeat age and end; None for a run this journal does not know."""
         return None
 
 
-class DatabaseJournal:
+class DatabaseJournal(Journal):
     """The runs in the database (app/store/runs.py): followers poll for new events."""
 
     def __init__(self, runs: AnswerRuns):
@@ -135,7 +100,7 @@ class DatabaseJournal:
         return self.runs.state(run_id)
 
 
-class RedisJournal:
+class RedisJournal(Journal):
     """Runs in Redis: a stream of events per run (entry id = event number + 1) and a hash of its state."""
 
     def __init__(self, url: str):
@@ -230,6 +195,6 @@ def journal(app: Flask) -> Journal:
             elif services.settings.store_conversations:
                 found = DatabaseJournal(services.store.runs)
             else:
-                found = NoJournal()
+                found = Journal()
             app.extensions["answer_journal"] = found
         return found
