@@ -16,13 +16,13 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask, current_app, g
 
 from app.assistant.base import AnswerEvent, DoneEvent, StatusEvent, TextEvent
 from app.web.chat.asking import finish
 from app.web.chat.journal import Journal, journal
 from app.web.errors import public_error
-from app.web.observability import record_answer
+from app.web.observability import log_answer_run, record_answer
 from app.web.sse import close_events
 from app.web.stream_slots import StreamSlot
 
@@ -92,9 +92,11 @@ class AnswerRun:
             finish(self.exchange_id, "interrupted", text=self.text)
             self.publish({"kind": "interrupted", "text": self.text})
 
-    def work(self, events: Iterator[AnswerEvent], slot: StreamSlot) -> None:
+    def work(self, events: Iterator[AnswerEvent], slot: StreamSlot, request_id: str) -> None:
         """Make the answer (in its own thread), then free the client's slot and close the model call."""
         with self.app.app_context():
+            # The answer's mode and tokens go to a log line of its own, under the question's request id.
+            g.request_record = record = {"request_id": request_id, "started": time.perf_counter()}
             try:
                 self._drive(events)
             except Exception as exc:  # the answerer failed: the followers show the friendly error
@@ -106,6 +108,7 @@ class AnswerRun:
                 slot.release()
                 close_events(events)
                 self.journal.end(self.run_id)
+                log_answer_run(record, self.ended)
 
     def _drive(self, events: Iterator[AnswerEvent]) -> None:
         """Publish the answer's events until its end or Stop (which keeps the partial answer itself)."""
@@ -202,7 +205,8 @@ def start_run(
     shared.start(run_id)
     run = AnswerRun(run_id, start, app, shared)
     RUNS.add(run)
-    threading.Thread(target=run.work, args=(events, slot), name="answer", daemon=True).start()
+    request_id = g.get("request_record", {}).get("request_id", "")
+    threading.Thread(target=run.work, args=(events, slot, request_id), name="answer", daemon=True).start()
     return run
 
 
