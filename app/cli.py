@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from app.assistant.tools import passage_source
 from app.errors import AppError, BadRequest, NotFound, SyncBusy
 from app.insights.cli import eval_command
+from app.mcp_server.cli import mcp_command
 from app.rules import MAX_PASSAGES, TERMINAL_SNIPPET_CHARS, snippet
 from app.search.models import FILE_STATUSES, FileResult, SyncProgress, SyncReport
 from app.search.serialize import results_json
@@ -32,12 +33,13 @@ if TYPE_CHECKING:
 
 
 def register_cli(app: Flask) -> None:
-    """Add the `index`, `search` and `ask` commands to the app's `flask` command group."""
+    """Add the `index`, `search`, `ask`, `db`, `eval` and `mcp` commands to the `flask` command group."""
     app.cli.add_command(index_command)
     app.cli.add_command(search_command)
     app.cli.add_command(ask_command)
     app.cli.add_command(db_group)
     app.cli.add_command(eval_command)
+    app.cli.add_command(mcp_command)
 
 
 def _fail(error: AppError) -> NoReturn:
@@ -191,6 +193,9 @@ def ask_command(question: str) -> None:
     assistant = services().assistant
     if assistant.mode == "claude":
         click.echo(f"Mode: Claude ({assistant.model})", err=True)
+    elif assistant.mode == "openai":
+        where = assistant.settings.openai_base_url or "OpenAI"
+        click.echo(f"Mode: OpenAI-compatible ({assistant.model} at {where})", err=True)
     else:
         click.echo("Mode: extractive (no ANTHROPIC_API_KEY set)", err=True)
     try:

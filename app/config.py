@@ -7,7 +7,7 @@ import os
 import secrets
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from limits import parse_many
 from limits.storage import SCHEMES as LIMIT_STORAGE_SCHEMES
@@ -45,6 +45,17 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = None
     anthropic_timeout: float = Field(60.0, gt=0)
     anthropic_max_retries: int = Field(2, ge=0, le=10)
+    # Which model answers: Claude (with ANTHROPIC_API_KEY), or an OpenAI-compatible chat completions endpoint.
+    model_provider: Literal["claude", "openai"] = "claude"
+    openai_base_url: str | None = None
+    openai_model: str | None = None
+    openai_api_key: str | None = None
+    # Tool calling: on, off (the passages go into the prompt), or auto (on until the endpoint refuses tools).
+    openai_tools: Literal["auto", "on", "off"] = "auto"
+    openai_timeout: float = Field(60.0, gt=0)
+    openai_max_retries: int = Field(2, ge=0, le=10)
+    # The answering model as the page names it ("Llama 3.1 on the school's server").
+    model_display_name: str | None = Field(None, max_length=80)
     docs_dir: Path = Path("docs")
     instance_path: Path = Path("instance")
     chroma_path: Path | None = None
@@ -65,6 +76,8 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(2000, ge=1)
     ratelimit_ask: str = "30 per minute"
     ratelimit_login: str = "5 per minute"
+    # Per MCP bearer token, over HTTP (`flask mcp --http`).
+    ratelimit_mcp: str = "120 per minute"
     ratelimit_storage_uri: str = "memory://"
     ratelimit_enabled: bool = True
     max_streams_per_client: int = Field(4, ge=1, le=1000)
@@ -78,6 +91,10 @@ class Settings(BaseSettings):
     @field_validator(
         "anthropic_api_key",
         "anthropic_base_url",
+        "openai_base_url",
+        "openai_model",
+        "openai_api_key",
+        "model_display_name",
         "admin_password",
         "secret_key",
         "chroma_host",
@@ -89,7 +106,7 @@ class Settings(BaseSettings):
         """Treat an empty variable (`FOO=` in .env) as unset."""
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("ratelimit_ask", "ratelimit_login")
+    @field_validator("ratelimit_ask", "ratelimit_login", "ratelimit_mcp")
     @classmethod
     def _parse_limit(cls, value: str) -> str:
         """Refuse a limit that Flask-Limiter would otherwise ignore, silently turning the limit off."""
@@ -134,6 +151,20 @@ class Settings(BaseSettings):
             raise ValueError("CHUNK_OVERLAP must be smaller than CHUNK_SIZE")
         return self
 
+    @model_validator(mode="after")
+    def _check_openai(self) -> Settings:
+        """Refuse MODEL_PROVIDER=openai without a model, or without a server or key to reach it with."""
+        if self.model_provider != "openai":
+            return self
+        if not self.openai_model:
+            raise ValueError("MODEL_PROVIDER=openai needs OPENAI_MODEL (the model name the endpoint serves)")
+        if not (self.openai_base_url or self.openai_api_key):
+            raise ValueError(
+                "MODEL_PROVIDER=openai needs OPENAI_BASE_URL (e.g. http://localhost:11434/v1 for Ollama) "
+                "or OPENAI_API_KEY"
+            )
+        return self
+
     @property
     def resolved_chroma_path(self) -> Path:
         """The embedded ChromaDB folder (default: instance/chroma)."""
@@ -174,8 +205,18 @@ class Settings(BaseSettings):
 
     @property
     def mode(self) -> str:
-        """'claude' with an API key, else 'extractive'."""
+        """'openai' with MODEL_PROVIDER=openai, else 'claude' with an API key, else 'extractive'."""
+        if self.model_provider == "openai":
+            return "openai"
         return "claude" if self.anthropic_api_key else "extractive"
+
+    @property
+    def model_name(self) -> str | None:
+        """The answering model in the operator's words: MODEL_DISPLAY_NAME, else the OpenAI model's name;
+        None for Claude without a display name, and in extractive mode."""
+        if self.mode == "extractive":
+            return None
+        return self.model_display_name or (self.openai_model if self.mode == "openai" else None)
 
     def ensure_secret_key(self) -> str:
         """Return SECRET_KEY, generating one into instance/secret_key when unset."""

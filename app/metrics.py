@@ -12,7 +12,7 @@ REQUEST_SECONDS = Histogram(
 )
 MODEL_CALL_SECONDS = Histogram(
     "course_assistant_model_call_seconds",
-    "Time per Claude Messages call, including the SDK's retries.",
+    "Time per model call (Claude Messages or chat completions), including the SDK's retries.",
     buckets=(0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120),
 )
 TOOL_ROUNDS = Histogram(
@@ -23,7 +23,7 @@ TOOL_ROUNDS = Histogram(
 )
 MODEL_TOKENS = Counter(
     "course_assistant_model_tokens",
-    "Claude tokens by kind (input, output, cache_read_input, cache_creation_input).",
+    "Model tokens by kind (input, output, cache_read_input, cache_creation_input).",
     ["kind"],
 )
 INDEXED = Gauge(
@@ -34,7 +34,7 @@ INDEXED = Gauge(
 )
 UNVERIFIED_CITATIONS = Counter(
     "course_assistant_unverified_citations",
-    "Claude citations whose quoted text is not in the passage they name (shown without a marker).",
+    "Model citations not in (or not supported by) the passage they name (shown without a marker).",
 )
 
 STORE_ERRORS = Counter(
@@ -50,5 +50,5 @@ RATELIMIT_STORE_FAILURES = Counter(
 
 
 def observe_model_call(seconds: float) -> None:
-    """Record one Claude call's duration."""
+    """Record one model call's duration."""
     MODEL_CALL_SECONDS.observe(seconds)

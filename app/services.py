@@ -84,7 +84,7 @@ class Services:
 
     @property
     def store(self) -> Store:
-        """The database: conversations, pending questions, feedback, question log, eval cases."""
+        """The database: conversations, pending questions, feedback, question log, eval cases, MCP tokens."""
         from app.store.store import Store
 
         return self._once("store", lambda: Store.from_settings(self.settings))

@@ -1,4 +1,4 @@
-"""Shared fixtures: a small course library indexed once, per-test apps on a copy of it, fake Claude."""
+"""Shared fixtures: a small course library indexed once, per-test apps on a copy of it, fake model APIs."""
 
 from __future__ import annotations
 
@@ -118,9 +118,9 @@ def services(app):
 @pytest.fixture
 def fake_claude():
     """A scripted Messages API on 127.0.0.1 that the real anthropic SDK talks to."""
-    from tests.fake_claude import running_fake_claude
+    from tests.fake_claude import FakeClaude
 
-    with running_fake_claude() as server:
+    with FakeClaude() as server:
         yield server
 
 
@@ -139,3 +139,31 @@ def scorer():
     from app.search.embedding import get_embedder
 
     return SentenceScorer(get_embedder())
+
+
+def openai_config(base_url: str, model: str = "llama-test", **overrides) -> dict:
+    """Settings of an app answering with the OpenAI-compatible `model` at `base_url`, without SDK retries."""
+    return {
+        "MODEL_PROVIDER": "openai",
+        "OPENAI_BASE_URL": base_url,
+        "OPENAI_MODEL": model,
+        "OPENAI_MAX_RETRIES": 0,
+        **overrides,
+    }
+
+
+@pytest.fixture
+def fake_openai():
+    """A scripted OpenAI-compatible chat completions API on 127.0.0.1 that the real openai SDK talks to."""
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def openai_app(make_app, fake_openai):
+    """An app answering with an OpenAI-compatible model (tool calling on), pointed at the fake endpoint."""
+    app = make_app(**openai_config(fake_openai.url, OPENAI_TOOLS="on"))
+    app.config["WTF_CSRF_ENABLED"] = False
+    return app

@@ -9,11 +9,11 @@ import select
 import socket
 import threading
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.loopback import JsonHandler, LoopbackServer
 
 DEFAULT_TEXT = "ok"
 
@@ -48,10 +48,13 @@ class Reply:
     cut_after: int | None = None
 
 
-class FakeClaude:
+class FakeClaude(LoopbackServer):
     """A Messages API server that answers from a queue of scripted replies and records every request."""
 
+    name = "fake-claude"
+
     def __init__(self, usage: dict[str, int] | None = None, default_delay: float = 0.0):
+        super().__init__()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.usage = usage or {
@@ -72,33 +75,22 @@ class FakeClaude:
         self.calls = 0
         self.in_flight = 0
         self.max_in_flight = 0
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------------------
 
-    def start(self) -> FakeClaude:
-        """Listen on a free loopback port in a background thread."""
-        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-claude", daemon=True)
-        self._thread.start()
-        return self
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        """Serve this script."""
+        return _handler_for(self)
 
     def stop(self) -> None:
         """Release held requests and shut the server down."""
         self._release.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._thread.join()
-            self._server = None
+        super().stop()
 
     @property
     def url(self) -> str:
         """The base URL to hand the SDK (`ANTHROPIC_BASE_URL`)."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.origin
 
     def release(self) -> None:
         """Let every held (hanging) request answer now."""
@@ -231,12 +223,6 @@ class FakeClaude:
         }
 
 
-class _Server(ThreadingHTTPServer):
-    """The HTTP server, with a listen backlog for a load test's hundreds of simultaneous calls (default 5)."""
-
-    request_queue_size = 1024
-
-
 def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:
     """The SSE events of a message: start, each block as start/deltas/stop, the stop reason, the end."""
     usage = dict(message["usage"])
@@ -282,7 +268,7 @@ def _block_events(index: int, block: dict[str, Any]) -> list[dict[str, Any]]:
 def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
     """A request handler class bound to one FakeClaude."""
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JsonHandler):
         """Serve POST /v1/messages from the script; anything else is a 404 API error."""
 
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
@@ -366,32 +352,4 @@ def _handler_for(fake: FakeClaude) -> type[BaseHTTPRequestHandler]:
             except OSError:
                 return True
 
-        def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            """Write a JSON response; a client that already gave up (timeout) is not an error."""
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            """Keep test output quiet."""
-
     return Handler
-
-
-@contextmanager
-def running_fake_claude() -> Iterator[FakeClaude]:
-    """A started FakeClaude, stopped at the end."""
-    server = FakeClaude()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()

@@ -20,7 +20,7 @@ def compose() -> dict:
 
 def test_the_app_is_wired_to_chroma_redis_and_postgres_and_waits_for_them():
     services = compose()["services"]
-    assert set(services) == {"proxy", "app", "chroma", "redis", "postgres"}
+    assert set(services) == {"proxy", "app", "mcp", "chroma", "redis", "postgres"}
     app = services["app"]
     environment = app["environment"]
     assert environment["CHROMA_HOST"] == "chroma"
@@ -65,3 +65,20 @@ def test_a_buffering_proxy_sits_in_front_and_the_app_port_is_not_published():
     text = (ROOT / "docker-compose.yml").read_text()
     assert "REVERSE PROXY MUST SIT IN FRONT OF GUNICORN" in text
     assert "must sit in front of gunicorn" in (ROOT / "README.md").read_text()
+
+
+def test_the_mcp_server_runs_beside_the_app_on_its_index_limits_and_database_behind_the_proxy():
+    services = compose()["services"]
+    mcp, app = services["mcp"], services["app"]
+    assert mcp["command"][:4] == ["flask", "--app", "wsgi", "mcp"] and "--http" in mcp["command"]
+    port = mcp["command"][mcp["command"].index("--port") + 1]
+    assert "ports" not in mcp and mcp["expose"] == [port]
+    for name in ("CHROMA_HOST", "RATELIMIT_STORAGE_URI", "DATABASE_URL", "SECRET_KEY"):
+        assert mcp["environment"][name] == app["environment"][name], name
+    known = {name.upper() for name in Settings.model_fields}
+    assert set(mcp["environment"]) <= known
+    assert set(mcp["volumes"]) == set(app["volumes"])
+    assert mcp["depends_on"]["app"]["condition"] == "service_healthy", "the app migrates and indexes first"
+    assert services["proxy"]["depends_on"]["mcp"]["condition"] == "service_healthy"
+    config = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert f"server mcp:{port};" in config and "location = /mcp {" in config

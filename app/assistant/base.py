@@ -44,13 +44,15 @@ class Answer(BaseModel):
 
     markdown: str
     sources: list[Source] = Field(default_factory=list)
-    mode: Literal["claude", "extractive"] = "claude"
+    mode: Literal["claude", "openai", "extractive"] = "claude"
     tool_rounds: int = 0
     usage: dict[str, int] | None = None
     # How sure an extractive answer is that the library covers the question (0-1); None when not measured.
     confidence: float | None = None
     # Claude citations whose text is not in the passage they name: shown as no marker, logged and counted.
     unverified_citations: list[str] = Field(default_factory=list)
+    # Why the model's answer was replaced by an extractive one (fallback.py); None when it answered.
+    model_error: str | None = None
 
 
 class Exchange(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from app.assistant.base import Source
@@ -19,10 +20,15 @@ MARKER = re.compile(r"(?<!\\)\[\^(\d{1,4})\]")
 _CODE = re.compile(r"(```[\s\S]*?(?:```|$(?![\s\S]))|~~~[\s\S]*?(?:~~~|$(?![\s\S]))|`[^`\n]*`)")
 
 
+def outside_code(text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to each stretch outside code (fenced blocks and code spans)."""
+    pieces = _CODE.split(text)
+    return "".join(piece if odd % 2 else change(piece) for odd, piece in enumerate(pieces))
+
+
 def escape_markers(text: str) -> str:
     """Text with every marker-like `[^n]` outside code escaped, so only citations we add become markers."""
-    pieces = _CODE.split(text)
-    return "".join(piece if odd % 2 else MARKER.sub(r"\\[^\1]", piece) for odd, piece in enumerate(pieces))
+    return outside_code(text, lambda piece: MARKER.sub(r"\\[^\1]", piece))
 
 
 def strip_markers(text: str) -> str:

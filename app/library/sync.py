@@ -20,7 +20,7 @@ from app.courses.caption_course import HEADER_NAME, parse_caption_course
 from app.courses.chunking import chunk_course
 from app.courses.models import Chunk, Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
-from app.errors import Conflict, SyncBusy
+from app.errors import Conflict, NotFound, SyncBusy
 from app.files import locked, write_atomically
 from app.library.state import StatePaths
 from app.search.index import CourseIndex
@@ -173,7 +173,7 @@ class Indexer:
         if too_big:
             return [self._failed(name, too_big, previous, run.claimed)]
         try:
-            digest, parse = _reader(path)
+            digest, parse = course_reader(path)
             if previous is not None and self._is_current(previous, digest, run):
                 run.claimed[previous.id] = name
                 return [FileResult(file=name, status="unchanged", course_title=previous.title)]
@@ -254,6 +254,20 @@ class Indexer:
             file=name, status="failed", course_title=previous.title if previous else None, error=reason
         )
 
+    def indexed_course(self, record: CourseRecord) -> Course:
+        """The course as its file holds it, when that is still the version indexed; NotFound otherwise, so
+        a reader never gets text that the index (and so search) does not hold."""
+        try:
+            digest, parse = course_reader(self.settings.docs_dir / record.source_file)
+            if digest == record.content_hash:
+                return parse()
+        except (OSError, ParseError):
+            pass
+        raise NotFound(
+            f"The file of '{record.title}' has changed or gone since it was indexed.",
+            detail="The next sync indexes it as it is now.",
+        )
+
     def check_upload(self, course: Course) -> None:
         """Refuse (409) a course whose title another file in the folder holds; the same file is an update."""
         holder = self._title_holder(course)
@@ -278,7 +292,7 @@ class Indexer:
             if size_problem(path, self.settings):
                 continue  # a file too large to index holds no title
             try:
-                digest, parse = _reader(path)
+                digest, parse = course_reader(path)
                 if indexed.get(path.name) == digest:
                     continue  # indexed as it is, so its title is its catalog record's, checked above
                 if parse().id == course.id:
@@ -295,7 +309,7 @@ def _is_course(path: Path) -> bool:
     return path.is_file() and path.suffix.lower() in SUPPORTED_EXTENSIONS
 
 
-def _reader(path: Path) -> tuple[str, Callable[[], Course]]:
+def course_reader(path: Path) -> tuple[str, Callable[[], Course]]:
     """A course entry's content hash, and how to parse it; raises OSError or ParseError.
 
     A file is hashed before it is parsed, so an unchanged one is never parsed. A folder's hash covers

@@ -1,12 +1,13 @@
-"""The JSON shape of search results, shared by `/api/search` and `flask search --json`."""
+"""The JSON shapes of search results and courses: the API's, `flask search --json`'s, the MCP server's."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from app.courses.timecodes import video_link_at
 from app.links import safe_url
-from app.search.models import Passage
+from app.search.models import Outline, Passage
 
 
 def passage_json(passage: Passage) -> dict[str, Any]:
@@ -33,3 +34,25 @@ def passage_json(passage: Passage) -> dict[str, Any]:
 def results_json(passages: list[Passage]) -> dict[str, Any]:
     """Return a list of passages as the `/api/search` response body."""
     return {"results": [passage_json(passage) for passage in passages]}
+
+
+def outline_json(outline: Outline) -> dict[str, Any]:
+    """Return a course's title, link, instructor and lessons in the `/api/courses` shape."""
+    return {
+        "title": outline.title,
+        "link": safe_url(outline.link),
+        "instructor": outline.instructor,
+        "lessons": [
+            {**lesson.model_dump(exclude_none=True), "link": safe_url(lesson.link)}
+            for lesson in outline.lessons
+        ],
+    }
+
+
+def courses_json(outlines: Sequence[Outline]) -> dict[str, Any]:
+    """Return every course with its lessons as the `/api/courses` response body."""
+    return {
+        "total_courses": len(outlines),
+        "course_titles": [outline.title for outline in outlines],
+        "courses": [outline_json(outline) for outline in outlines],
+    }

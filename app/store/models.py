@@ -1,4 +1,5 @@
-"""The tables: conversations, exchanges, pending questions, answer runs, feedback, questions, eval cases."""
+"""The tables: conversations, exchanges, questions asked and their answer runs, feedback, the question log,
+eval cases, MCP tokens."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ COMMENT_CHARS = 500
 OWNER_CHARS = 64
 COURSE_CHARS = 200
 ID_CHARS = 43  # secrets.token_urlsafe(32)
+LABEL_CHARS = 120
+DIGEST_CHARS = 64  # a SHA-256 in hex
 
 # Named constraints, so migrations can alter them on SQLite and PostgreSQL alike.
 NAMING = {
@@ -205,3 +208,16 @@ class EvalCase(Base):
     gold_lesson: Mapped[int | None] = mapped_column(Integer)
     evidence: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class McpToken(Base):
+    """A bearer token for the MCP server over HTTP: only its SHA-256 is kept, shown once when made."""
+
+    __tablename__ = "mcp_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    label: Mapped[str] = mapped_column(String(LABEL_CHARS))
+    digest: Mapped[str] = mapped_column(String(DIGEST_CHARS), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

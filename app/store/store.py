@@ -13,6 +13,7 @@ from app.store.feedback import Votes
 from app.store.pending import PendingQuestions
 from app.store.questions import QuestionLog
 from app.store.runs import RUN_KEEP_SECONDS, AnswerRuns
+from app.store.tokens import AccessTokens
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Store:
         self.questions = QuestionLog(self.db)
         self.eval_cases = EvalCases(self.db)
         self.runs = AnswerRuns(self.db)
+        self.tokens = AccessTokens(self.db)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.test_live_answers_e2e import expect_answered, slow_answer
-from tests.fake_claude import running_fake_claude
+from tests.fake_claude import FakeClaude
 from tests.servers import start_redis
 from tests.test_deploy import Gunicorn
 from tests.test_deploy_stream import serving_two_workers
@@ -24,7 +24,7 @@ ACCESS_LINE = re.compile(r"^<(\d+)> \d+ (GET|POST) (/ask/stream/[\w-]+|/ask)\?",
 @pytest.fixture(scope="module")
 def fake_claude_module():
     """The fake Messages API, shared by the module's gunicorn workers."""
-    with running_fake_claude() as server:
+    with FakeClaude() as server:
         yield server
 
 

@@ -29,6 +29,7 @@ TABLES = {
     "eval_cases",
     "answer_runs",
     "answer_run_events",
+    "mcp_tokens",
 }
 
 

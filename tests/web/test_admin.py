@@ -166,6 +166,8 @@ def test_posts_without_csrf_token_are_refused(admin, docs_dir, tmp_path):
         ("/admin/insights/purge", {"confirm": "yes"}),
         ("/admin/playground/cases", {"question": "q", "gold": "1:Kites"}),
         ("/admin/playground/cases/1/delete", {}),
+        ("/admin/mcp/tokens", {"label": "Agent"}),
+        ("/admin/mcp/tokens/1/revoke", {}),
         ("/admin/logout", {}),
     ):
         response = admin.client.post(url, data=data, content_type="multipart/form-data")
@@ -196,6 +198,8 @@ def test_every_state_changing_admin_route_is_covered_by_the_csrf_test(admin):
         "/admin/insights/purge",
         "/admin/playground/cases",
         "/admin/playground/cases/<int:case_id>/delete",
+        "/admin/mcp/tokens",
+        "/admin/mcp/tokens/<int:token_id>/revoke",
     }
 
 

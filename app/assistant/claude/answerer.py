@@ -11,9 +11,11 @@ import anthropic
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange, StatusEvent, TextEvent
 from app.assistant.citations import CitedAnswer, search_result_block
-from app.assistant.claude.messages import CACHE, assistant_turn, cached_tools, history_turns, tool_result
+from app.assistant.claude.messages import CACHE, assistant_turn, cached_tools, tool_result
 from app.assistant.claude.prompts import SYSTEM_PROMPT
 from app.assistant.claude.streaming import streamed_turn
+from app.assistant.history import history_turns
+from app.assistant.model_messages import EMPTY_ANSWER, REFUSED_ANSWER, TRUNCATED_NOTE
 from app.assistant.tools import SourceCollector, ToolBox
 from app.config import Settings
 from app.search.models import Passage
@@ -21,9 +23,6 @@ from app.search.models import Passage
 log = logging.getLogger(__name__)
 
 MAX_TOKENS = 2048
-EMPTY_ANSWER = "I could not put together an answer to that. Please try rephrasing your question."
-REFUSED_ANSWER = "I can't help with that request."
-TRUNCATED_NOTE = "\n\n_(The answer was cut short.)_"
 
 
 class ClaudeAnswerer:

@@ -13,15 +13,24 @@ import httpx2
 from anthropic.types import Message
 
 from app.assistant.base import AnswerEvent, TextEvent
+from app.assistant.model_messages import (
+    BAD_REQUEST_MESSAGE,
+    CUT_SHORT_MESSAGE,
+    KEY_REFUSED_MESSAGE,
+    NO_MODEL_MESSAGE,
+    OVERLOADED_MESSAGE,
+    RATE_LIMITED_MESSAGE,
+    SERVER_ERROR_MESSAGE,
+    TIMEOUT_MESSAGE,
+    UNEXPECTED_MESSAGE,
+    UNREACHABLE_MESSAGE,
+)
 from app.errors import ModelUnavailable
 from app.metrics import observe_model_call
 
 log = logging.getLogger(__name__)
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-TIMEOUT_MESSAGE = "The assistant took too long to answer. Please try again in a moment."
-UNREACHABLE_MESSAGE = "The assistant could not be reached. Please try again later."
-CUT_SHORT_MESSAGE = "The answer was cut short (the connection to the assistant closed). Please try again."
 
 
 def unavailable(exc: anthropic.APIError) -> ModelUnavailable:
@@ -33,22 +42,19 @@ def unavailable(exc: anthropic.APIError) -> ModelUnavailable:
     elif isinstance(exc, anthropic.APIConnectionError):
         message = UNREACHABLE_MESSAGE
     elif isinstance(exc, anthropic.RateLimitError):
-        message = "The assistant is busy right now (rate limited). Please try again in a moment."
+        message = RATE_LIMITED_MESSAGE
     elif isinstance(exc, anthropic.OverloadedError) or getattr(exc, "type", None) == "overloaded_error":
-        message = "The assistant is overloaded right now. Please try again in a moment."
+        message = OVERLOADED_MESSAGE
     elif isinstance(exc, anthropic.InternalServerError):
-        message = "The assistant's service had an internal error. Please try again in a moment."
+        message = SERVER_ERROR_MESSAGE
     elif isinstance(exc, (anthropic.AuthenticationError, anthropic.PermissionDeniedError)):
-        message = (
-            "The assistant is not configured correctly (its API key was refused). "
-            "Please tell the site administrator."
-        )
+        message = KEY_REFUSED_MESSAGE
     elif isinstance(exc, anthropic.NotFoundError):
-        message = "The assistant's configured model is not available. Please tell the site administrator."
+        message = NO_MODEL_MESSAGE
     elif isinstance(exc, anthropic.BadRequestError):
-        message = "The assistant could not process this question. Please rephrase it or start a new chat."
+        message = BAD_REQUEST_MESSAGE
     else:
-        message = "The assistant returned an unexpected error. Please try again later."
+        message = UNEXPECTED_MESSAGE
     return ModelUnavailable(message, detail=detail)
 
 

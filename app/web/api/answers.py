@@ -53,12 +53,15 @@ def query_result(answer: Answer, question: str, history: list[Exchange]) -> dict
     record_answer(answer)
     exchange = Exchange(question=question, answer=answer.markdown, sources=answer.sources)
     history = recent([*history, exchange], settings().max_history)
-    return {
+    result = {
         "answer": answer.markdown,
         "sources": [short_label(source) for source in answer.sources],
         "citations": [citation_json(source) for source in answer.sources],
         "session_id": _serializer().dumps(encode_exchanges(history)),
     }
+    if answer.model_error:  # the model failed: `answer` is the extractive one, headed by this message
+        result["model_error"] = answer.model_error
+    return result
 
 
 def citation_json(source: Source) -> dict[str, Any]:

@@ -7,9 +7,8 @@ from flask import Blueprint, current_app, jsonify, request
 from app.assistant.service import final_answer
 from app.errors import AppError, BadRequest, ServiceUnavailable
 from app.extensions import ask_limit, csrf, ratelimit_store_ok
-from app.links import safe_url
 from app.rules import MAX_PASSAGES
-from app.search.serialize import results_json
+from app.search.serialize import courses_json, results_json
 from app.services import services, settings
 from app.web.api.answers import ApiAnswer, load_session, query_result
 from app.web.api.params import int_arg, json_object, required_text
@@ -49,23 +48,7 @@ def query():
 @bp.get("/api/courses")
 def courses():
     """Every indexed course with its lessons."""
-    records = services().index.courses()
-    return jsonify(
-        total_courses=len(records),
-        course_titles=[record.title for record in records],
-        courses=[
-            {
-                "title": record.title,
-                "link": safe_url(record.link),
-                "instructor": record.instructor,
-                "lessons": [
-                    {**lesson.model_dump(exclude_none=True), "link": safe_url(lesson.link)}
-                    for lesson in record.lessons
-                ],
-            }
-            for record in records
-        ],
-    )
+    return jsonify(courses_json(services().index.courses()))
 
 
 @bp.get("/api/search")

@@ -133,6 +133,7 @@ def render_page(
         conversations=conversations,
         conversations_error=conversations_error,
         mode=services().assistant.mode,
+        model_name=settings().model_name,
         error=form_error,
         value=form_value,
         pending=pending,  # an answer on the page is still being made: Send waits for it

@@ -1,7 +1,7 @@
 """answer runs and their events: answers followed from any worker (issue 30)
 
 Revision ID: live30_answer_runs
-Revises: 0001
+Revises: mcp_tokens_7c4e
 Created: 2026-11-28
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "live30_answer_runs"
-down_revision = "0001"
+down_revision = "mcp_tokens_7c4e"
 branch_labels = None
 depends_on = None
 
