@@ -14,7 +14,7 @@ from app.web.chat.history import load_memory
 from app.web.chat.journal import journal
 from app.web.chat.page import controls_context
 from app.web.chat.run import RUNS
-from app.web.chat.stream import ChatAnswer, error_html, failed_html, finished_html
+from app.web.chat.stream import ChatAnswer, error_html, finished_html
 from app.web.chat.tokens import TokenRefused, current_turn, read_commit_token
 from app.web.chat.views import bp
 from app.web.htmx import is_htmx
@@ -27,7 +27,6 @@ NOT_REMEMBERED = (
     "This answer was not saved to the assistant's memory: it was saved already, is too old, or another tab "
     "saved an answer at the same moment."
 )
-REFUSED = BadRequest(ANSWERED_ALREADY)
 
 
 @bp.get("/ask/stream/<pending_id>")
@@ -39,7 +38,7 @@ def stream(pending_id: str):
     # An EventSource retries anything but a finished stream: refusals are a last message, not a 4xx.
     if found is None or found[1]["owner"] != owner:  # expired, another's, unknown
         form = controls_context(False, request.args.get("c") or None)
-        html = failed_html(REFUSED.title, ANSWERED_ALREADY, "", number, form)
+        html = error_html(BadRequest(ANSWERED_ALREADY), "", number, form)
         return sse_response(iter([sse_message("done", html)]))
     source, start = found
     form = controls_context(False, start["conversation_id"])
