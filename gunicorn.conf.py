@@ -34,6 +34,11 @@ _longest_answer = (_settings.max_tool_rounds + 1) * _longest_call
 timeout = int(_longest_answer + 30)
 # On a restart, requests in flight get this long to finish; a longer answer is cut.
 graceful_timeout = 30
+# Seconds an idle keep-alive connection stays open. gunicorn's default (2 s) closes connections that a proxy
+# or a client pool keeps for reuse: a question posted on one as it closes is a connection reset, and a POST
+# is never retried. Longer than the proxy's idle upstream timeout (deploy/nginx.conf, 60 s), so the proxy
+# always closes first. An idle connection waits in the worker's poller, not in a thread.
+keepalive = 75
 # The embedding model loads lazily in each worker; a master that loaded it would hang forked workers.
 preload_app = False
 # Nothing here uses gunicornc; a control socket in $HOME would clash between two deployments on one host.

@@ -1,4 +1,4 @@
-"""Unicode bidi controls: neutralized wherever text is shown as a name or a link.
+"""Unicode bidi controls: neutralized wherever text is shown (pages, JSON, the terminal, exports).
 
 An embedding, override or isolate control (U+202A–U+202E, U+2066–U+2069) reorders the characters after it:
 "invoice‮txt.exe" reads as "invoiceexe.txt". The marks U+200E/U+200F only nudge direction, but in a name or a
@@ -30,6 +30,21 @@ def strip_controls(text: str) -> str:
 def strip_all(text: str) -> str:
     """The text without any bidi control or mark, as a name or a link must be."""
     return text.translate(_DROP_ALL)
+
+
+# JSON fields that hold prose (an answer, a passage, a streamed piece): they keep their direction marks.
+PROSE_FIELDS = frozenset({"answer", "text", "snippet"})
+
+
+def neutralize(value: Any, field: str | None = None) -> Any:
+    """A JSON value whose strings lost every bidi control, and their marks too unless they are prose."""
+    if isinstance(value, str):
+        return strip_controls(value) if field in PROSE_FIELDS else strip_all(value)
+    if isinstance(value, dict):
+        return {key: neutralize(item, key) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [neutralize(item, field) for item in value]
+    return value
 
 
 def finalize(value: Any) -> Any:

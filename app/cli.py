@@ -17,8 +17,10 @@ from flask.cli import with_appcontext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.assistant.tools import passage_source
+from app.bidi import neutralize, strip_all, strip_controls
 from app.errors import AppError, BadRequest, NotFound, SyncBusy
 from app.insights.cli import eval_command
+from app.links import safe_url
 from app.mcp_server.cli import mcp_command
 from app.rules import MAX_PASSAGES, TERMINAL_SNIPPET_CHARS, snippet
 from app.search.models import FILE_STATUSES, FileResult, SyncProgress, SyncReport
@@ -145,16 +147,18 @@ def search_command(query: str, course: str | None, lesson: int | None, k: int | 
     except AppError as error:
         _fail(error)
     if as_json:
-        click.echo(json.dumps(results_json(passages), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(neutralize(results_json(passages)), ensure_ascii=False, indent=2))
         return
     if not passages:
         click.echo("No passages found.")
     for rank, passage in enumerate(passages, start=1):
         source = passage_source(passage)
-        click.echo(f"{rank}. [{passage.score:.3f}] {source.label}")
-        if source.link:
-            click.echo(f"   {source.link}")
-        click.echo(f"   {snippet(passage.text, TERMINAL_SNIPPET_CHARS)}\n")
+        # As the web shows them: names without bidi controls, only absolute http(s) links.
+        click.echo(f"{rank}. [{passage.score:.3f}] {strip_all(source.label)}")
+        link = safe_url(source.link)
+        if link:
+            click.echo(f"   {link}")
+        click.echo(f"   {strip_controls(snippet(passage.text, TERMINAL_SNIPPET_CHARS))}\n")
 
 
 def _search_batch(index: CourseIndex, lines: TextIO, out: TextIO) -> int:
@@ -173,7 +177,7 @@ def _search_batch(index: CourseIndex, lines: TextIO, out: TextIO) -> int:
         except AppError as error:
             failed = True
             reply = {"error": error.message, "line": number}
-        out.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        out.write(json.dumps(neutralize(reply), ensure_ascii=False) + "\n")
         out.flush()
     return 1 if failed else 0
 
@@ -202,9 +206,10 @@ def ask_command(question: str) -> None:
         answer = assistant.answer(question, [])
     except AppError as error:
         _fail(error)
-    click.echo(answer.markdown.strip())
+    click.echo(strip_controls(answer.markdown.strip()))
     if answer.sources:
         click.echo("\nSources:")
         for number, source in enumerate(answer.sources, start=1):
-            link = f" <{source.link}>" if source.link else ""
-            click.echo(f"  [{number}] {source.label}{link}")
+            link = safe_url(source.link)
+            shown = f" <{link}>" if link else ""
+            click.echo(f"  [{number}] {strip_all(source.label)}{shown}")

@@ -67,6 +67,7 @@ class Settings(BaseSettings):
     chunk_overlap: int = Field(100, ge=0)
     max_results: int = Field(5, ge=1, le=MAX_PASSAGES)
     hybrid_search: bool = True
+    reranker_model: str | None = None
     max_history: int = Field(2, ge=0, le=20)
     max_tool_rounds: int = Field(2, ge=1, le=10)
     admin_password: str | None = None
@@ -99,6 +100,7 @@ class Settings(BaseSettings):
         "secret_key",
         "chroma_host",
         "database_url",
+        "reranker_model",
         mode="before",
     )
     @classmethod

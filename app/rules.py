@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
+from app.control_chars import drop_control_chars
 from app.errors import BadRequest
 
 # Most passages one search may return, whoever asks (the API's and the CLI's `k`, MAX_RESULTS).
@@ -30,9 +31,14 @@ def question_problem(question: str, limit: int) -> str | None:
     return None
 
 
+def typed(text: str) -> str:
+    """Text as typed: without control characters (NUL, escapes), one kind of line break, stripped."""
+    return drop_control_chars(text.replace("\r\n", "\n")).strip()
+
+
 def checked_question(question: str, limit: int) -> str:
-    """The stripped question, or BadRequest saying what is wrong with it."""
-    question = question.strip()
+    """The stripped question without control characters, or BadRequest saying what is wrong with it."""
+    question = typed(question)
     problem = question_problem(question, limit)
     if problem:
         raise BadRequest(problem)

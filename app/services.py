@@ -84,10 +84,11 @@ class Services:
 
     @property
     def store(self) -> Store:
-        """The database: conversations, pending questions, feedback, question log, eval cases, MCP tokens."""
+        """The database: conversations, pending questions, feedback, question log, eval cases, MCP tokens; on
+        first use the embedded database is migrated, a server's schema checked (app.store.schema)."""
         from app.store.store import Store
 
-        return self._once("store", lambda: Store.from_settings(self.settings))
+        return self._once("store", lambda: Store.from_settings(self.settings).prepared())
 
     @property
     def warm(self) -> bool:
@@ -101,6 +102,7 @@ class Services:
             for words in range(1, 25, 2):
                 self.index.embedder.embed_query(" ".join([WARM_UP_QUERY] * words))
             self.index.search(WARM_UP_QUERY, k=1)
+            self.store  # noqa: B018 - its schema is seen to at start, not by the first question
             stale = self.index.stale_encoders()
             if stale:  # the next sync re-embeds them; until then searches compare vectors of two encoders
                 log.warning("the index holds vectors of another encoder (%s): run `flask index`", stale)

@@ -42,7 +42,7 @@ def count(run: Run, ids: list[str], test: Callable) -> str:
 
 
 def headline(questions: list[Question], run: Run) -> dict[str, str]:
-    """The issue's figures for one ranking on one library (see the README's eval section for each meaning)."""
+    """The issue's figures for one ranking on one library (docs/evaluation.md says what each means)."""
 
     def ids(*kinds: str) -> list[str]:
         """The ids of the questions of these kinds."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import statistics
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -110,15 +111,16 @@ def decline_rows(questions: list, runs: dict[str, Any], bm25: Bm25) -> list[dict
 
 
 def best_threshold(rows: list[dict[str, Any]], signal: str) -> tuple[float, int]:
-    """The cut on one signal (decline below it) making the fewest errors on these rows, and that count."""
-    cuts = sorted({row[signal] for row in rows})
-    best = (0.0, len(rows))
-    for low, high in zip([0.0, *cuts], [*cuts, cuts[-1] + 1 if cuts else 1.0], strict=True):
-        cut = (low + high) / 2
-        errors = sum((row[signal] < cut) == row["covered"] for row in rows)
-        if errors < best[1]:
-            best = (round(cut, 3), errors)
-    return best
+    """The cut on one signal (decline below it) making the fewest errors on these rows, and that count: of
+    the cuts midway between neighbouring values that make the fewest, the median (the middle of a gap)."""
+    values = sorted({row[signal] for row in rows})
+    bounds = zip([0.0, *values], [*values, values[-1] + 1 if values else 1.0], strict=True)
+    cuts = [(low + high) / 2 for low, high in bounds]
+    errors = [sum((row[signal] < cut) == row["covered"] for row in rows) for cut in cuts]
+    fewest = min(errors)
+    return round(
+        statistics.median_low([c for c, e in zip(cuts, errors, strict=True) if e == fewest]), 3
+    ), fewest
 
 
 def errors_at(rows: list[dict[str, Any]], signal: str, cut: float) -> tuple[int, int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.library import sync
+from app.library import limits
 from tests.helpers import FakeEmbedder, Library, course_text
 
 
@@ -21,7 +21,7 @@ def test_a_file_over_max_document_mb_is_refused_at_sync_with_the_reason(tmp_path
 
 
 def test_a_one_line_document_cannot_become_unbounded_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr(sync, "MAX_CHUNKS_PER_DOCUMENT", 5)
+    monkeypatch.setattr(limits, "MAX_CHUNKS_PER_DOCUMENT", 5)
     embedder = FakeEmbedder()
     lib = Library(tmp_path, embedder=embedder)
     lib.docs.joinpath("one_line.txt").write_text(course_text("One Line", "word " * 2000))

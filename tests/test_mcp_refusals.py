@@ -16,7 +16,7 @@ from app.mcp_server.access import TokenRateLimit
 from app.mcp_server.library import CourseLibrary
 from app.mcp_server.server import build_server
 from tests.conftest import ROOT
-from tests.servers import flask_command, free_port
+from tests.servers import flask_command, free_port, start_postgres
 
 RAG_LESSON = "course://retrieval-augmented-generation-in-practice/lessons/1"
 
@@ -124,9 +124,18 @@ def test_the_web_app_never_loads_the_sdk(tmp_path):
 
 @pytest.mark.slow
 def test_http_will_not_start_on_a_database_without_the_token_table(tmp_path, docs_dir):
-    result = flask_command(tmp_path, docs_dir, "mcp", "--http", "--port", str(free_port()))
+    # A server database: the embedded SQLite file would migrate itself at the first use of the store.
+    server = start_postgres(tmp_path)
+    try:
+        url = server.create_database("mcp_unmigrated")
+        result = flask_command(
+            tmp_path, docs_dir, "mcp", "--http", "--port", str(free_port()), DATABASE_URL=url
+        )
+    finally:
+        server.stop()
 
     assert result.returncode == 1
-    assert result.stderr.strip().splitlines() == [
-        "Error: the database is not at the newest schema; run `flask --app wsgi db upgrade`."
-    ]
+    # The app's own line at the store's first use (app.store.schema), then the command's refusal.
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2 and "database schema is behind" in lines[0]
+    assert lines[-1] == "Error: the database is not at the newest schema; run `flask --app wsgi db upgrade`."

@@ -60,7 +60,7 @@ def test_it_may_stand_for_the_subject_that_closed_the_previous_chunk(scorer):
         chunk=1,
     )
     other = passage(
-        "A quick bread skips the slow proofing and rises in the oven with baking soda. "
+        "A quick bread skips the long rest and rises in the oven with baking soda. "
         "Most recipes for a quick bread say so.",
         0.45,
         lesson=3,

@@ -171,13 +171,21 @@ def _safe_name(member: str) -> bool:
 def build_course(header: CourseHeader, read: CaptionReader, fallback_title: str, source: str) -> Course:
     """Make the Course that a course.txt describes, reading each lesson's caption file with `read`."""
     lessons = []
+    # A caption file that several lessons name is read and parsed once; the lessons share its text (the
+    # chunk cap then counts each lesson, as the sync would index it).
+    parsed: dict[str, Lesson] = {}
     for entry in header.lessons:
         captions = entry.fields["lesson captions"]
         if not captions.lower().endswith(CAPTION_FILE_TYPES):
             raise ParseError(HEADER_NAME, f"'{captions}' is not a .vtt or .srt file", line=entry.line)
-        data, shown = read(captions, entry.line)
         link = entry.fields.get("lesson link") or None
-        lessons.append(captioned_lesson(entry.number, entry.title, link, data, shown))
+        named = {"number": entry.number, "title": entry.title, "link": link}
+        if captions in parsed:
+            lessons.append(parsed[captions].model_copy(update=named))
+            continue
+        data, shown = read(captions, entry.line)
+        parsed[captions] = captioned_lesson(entry.number, entry.title, link, data, shown)
+        lessons.append(parsed[captions])
     return Course(
         title=header.fields.get("course title") or fallback_title,
         link=header.fields.get("course link") or None,

@@ -37,6 +37,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.control_chars import drop_control_chars
 from app.courses.models import Course, Lesson
 from app.errors import AppError
 
@@ -169,8 +170,8 @@ def parse_text(text: str, filename: str) -> Course:
 
 
 def _normalize(text: str) -> str:
-    """Drop a BOM and unify line endings so every format parses the same way."""
-    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    """Drop a BOM and control characters and unify line endings, so every format parses the same way."""
+    return drop_control_chars(text.lstrip("\ufeff")).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _read_header(lines: list[str]) -> tuple[dict[str, str], int]:
@@ -298,7 +299,8 @@ def _sniff(data: bytes) -> str | None:
 
 
 def decode_text(data: bytes, name: str) -> str:
-    """Decode a text file strictly: UTF-8 (a BOM is fine), no NUL bytes, not a known binary format."""
+    """Decode a text file strictly (UTF-8, a BOM is fine, no NUL bytes, not a known binary format), without
+    its other control characters."""
     kind = _sniff(data)
     if kind:
         raise ParseError(name, f"the file is {kind}, not plain text")
@@ -306,7 +308,7 @@ def decode_text(data: bytes, name: str) -> str:
     if nul != -1:
         raise ParseError(name, "not a text file (contains NUL bytes)", line=data[:nul].count(b"\n") + 1)
     try:
-        return data.decode("utf-8-sig")
+        return drop_control_chars(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ParseError(name, f"not valid UTF-8 text (byte {exc.start})", line=line) from exc

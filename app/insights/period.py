@@ -12,6 +12,9 @@ PRESETS = (7, 30, 90)
 DEFAULT_DAYS = 30
 # A longer range still works; the chart's bars just get thin. A year keeps the page readable.
 MAX_DAYS = 366
+# The calendar's ends a period may reach.
+FIRST_DAY = date.min.isoformat()
+LAST_DAY = (date.max - timedelta(days=1)).isoformat()
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,17 @@ def _day(text: str, name: str) -> date:
 
 def parse_period(args: Mapping[str, str], today: date | None = None) -> Period:
     """The period the page's GET form asks for: `from`/`to` when given, else `days` (7, 30 or 90)."""
-    today = today or datetime.now(UTC).date()
+    try:
+        period = _period(args, today or datetime.now(UTC).date())
+        if period.last < date.max:  # the period ends where the day after its last starts
+            return period
+    except OverflowError:  # no `from` near year 1: the default start would fall before the calendar
+        pass
+    raise BadRequest(f"Choose dates between {FIRST_DAY} and {LAST_DAY}.")
+
+
+def _period(args: Mapping[str, str], today: date) -> Period:
+    """parse_period's work; OverflowError for a period the calendar cannot hold."""
     first_text = (args.get("from") or "").strip()
     last_text = (args.get("to") or "").strip()
     if first_text or last_text:

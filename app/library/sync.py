@@ -17,20 +17,16 @@ from pydantic import ValidationError
 
 from app.config import Settings
 from app.courses.caption_course import HEADER_NAME, parse_caption_course
-from app.courses.chunking import chunk_course
 from app.courses.models import Chunk, Course
 from app.courses.parsing import SUPPORTED_EXTENSIONS, ParseError, content_hash, parse_bytes
 from app.errors import Conflict, NotFound, SyncBusy
 from app.files import locked, write_atomically
+from app.library.limits import capped_chunks, size_problem
 from app.library.state import StatePaths
 from app.search.index import CourseIndex
 from app.search.models import CourseRecord, FileResult, FileStatus, SyncProgress, SyncReport
 
 log = logging.getLogger(__name__)
-
-# The most chunks one document may become: a 50 MB one-line file would otherwise be 65,536 of them (hours of
-# embedding). 10,000 chunks of 800 characters is a course of about 8 MB of text.
-MAX_CHUNKS_PER_DOCUMENT = 10_000
 
 Progress = Callable[[SyncProgress], None]
 
@@ -179,18 +175,16 @@ class Indexer:
                 return [FileResult(file=name, status="unchanged", course_title=previous.title)]
             run.on_step("Parsing")
             course = parse()
+            refusal = self._refusal(course, name, run)
+            if refusal is not None:
+                return [refusal]
+            run.on_step("Splitting into chunks")
+            chunks = capped_chunks(course, name, self.settings)  # ParseError over the chunk cap
         except OSError as exc:
             reason = f"{name}: cannot read the file ({exc.strerror})"
             return [self._failed(name, reason, previous, run.claimed)]
         except ParseError as exc:
             return [self._failed(name, exc.message, previous, run.claimed)]
-        refusal = self._refusal(course, name, run)
-        if refusal is not None:
-            return [refusal]
-        run.on_step("Splitting into chunks")
-        chunks = chunk_course(course, self.settings.chunk_size, self.settings.chunk_overlap)
-        if len(chunks) > MAX_CHUNKS_PER_DOCUMENT:
-            return [self._failed(name, too_many_chunks(name, len(chunks)), previous, run.claimed)]
         results = [self._index_course(course, chunks, name, run)]
         if previous is not None and previous.id != course.id and previous.id not in run.claimed:
             # The file's title changed: the course it used to hold goes, now that the new one is live.
@@ -349,25 +343,3 @@ def _chunk_progress(
 def _step_progress(progress: Progress, done: int, total: int, name: str, step: str) -> None:
     """Report the step the file being indexed is at."""
     progress(SyncProgress(done=done, total=total, current_file=name, step=step))
-
-
-def size_problem(path: Path, settings: Settings) -> str | None:
-    """Why a file is too large to index (over MAX_DOCUMENT_MB), or None."""
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return None  # reading it says what is wrong
-    if size <= settings.max_document_bytes:
-        return None
-    return (
-        f"{path.name}: the file is {size / 1024 / 1024:.3g} MB, over the {settings.max_document_mb:g} MB "
-        "limit for one course file (MAX_DOCUMENT_MB); split it, or raise the limit"
-    )
-
-
-def too_many_chunks(name: str, count: int) -> str:
-    """Why a document that would make `count` chunks is refused."""
-    return (
-        f"{name}: the file would make {count:,} chunks, more than the {MAX_CHUNKS_PER_DOCUMENT:,} one "
-        "course may have; split it into several courses"
-    )

@@ -1,4 +1,7 @@
-"""What the MCP server reads, each call in the Flask app's context on the services every face shares."""
+"""What the MCP server reads, each call in the Flask app's context on the services every face shares.
+
+Like every face that is not HTML, its text loses bidi controls (app.bidi).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Any
 from flask import Flask
 
 from app.assistant.tools import lesson_label
+from app.bidi import neutralize, strip_all, strip_controls
 from app.errors import LessonNotFound, NotFound
 from app.rules import checked_question
 from app.search.serialize import courses_json, outline_json, results_json
@@ -52,17 +56,17 @@ class CourseLibrary:
         with self.app.app_context():
             text = checked_question(query, self.services.settings.max_question_chars)
             passages = self.services.index.search(text, course=(course or "").strip() or None, lesson=lesson)
-            return results_json(passages)
+            return neutralize(results_json(passages))
 
     def outline(self, course: str) -> dict[str, Any]:
         """A course's title, link, instructor and lessons, in the `/api/courses` shape of one course."""
         with self.app.app_context():
-            return outline_json(self.services.index.outline(course))
+            return neutralize(outline_json(self.services.index.outline(course)))
 
     def courses(self) -> dict[str, Any]:
         """Every course with its lessons: the `/api/courses` body."""
         with self.app.app_context():
-            return courses_json(self.services.index.courses())
+            return neutralize(courses_json(self.services.index.courses()))
 
     def lessons(self) -> list[LessonEntry]:
         """Every lesson of the library, course by course."""
@@ -70,8 +74,8 @@ class CourseLibrary:
             return [
                 LessonEntry(
                     lesson_uri(record.id, lesson.number),
-                    lesson_label(record.title, lesson.number, lesson.title),
-                    record.title,
+                    strip_all(lesson_label(record.title, lesson.number, lesson.title)),
+                    strip_all(record.title),
                 )
                 for record in self.services.index.courses()
                 for lesson in record.lessons
@@ -86,7 +90,7 @@ class CourseLibrary:
             course = self.services.indexer.indexed_course(record)
             for lesson in course.lessons:
                 if lesson.number == number:
-                    return lesson.text
+                    return strip_controls(lesson.text)
             raise LessonNotFound(f"'{record.title}' has no lesson {number}.")
 
     def check_token(self, token: str) -> TokenRecord | None:

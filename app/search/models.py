@@ -169,5 +169,10 @@ class SyncJob(BaseModel):
         return counts
 
     def public(self) -> dict:
-        """The JSON form for the API: the stored fields plus the derived summary and errors."""
-        return {**self.model_dump(mode="json"), "summary": self.summary, "errors": self.errors}
+        """The JSON form for the API: the stored fields but the worker's process id (internal to the host),
+        plus the derived summary and errors."""
+        return {
+            **self.model_dump(mode="json", exclude={"pid"}),
+            "summary": self.summary,
+            "errors": self.errors,
+        }

@@ -12,12 +12,13 @@ its catalog version.
 Hybrid ranking. Every search also ranks the same scope by BM25 (`lexical`: exact words such as "efSearch"
 or "CSRF" that vectors blur), and the candidates of both are fused by score: each one's cosine similarity to
 the question blended with its BM25 score relative to the best keyword candidate's. A passage's score stays
-its cosine similarity to the question, which the answerers read as relevance.
+its cosine similarity to the question, which the answerers read as relevance. With RERANKER_MODEL set, a
+cross-encoder re-orders the fused ranking's best candidates before the k best are kept (`rerank.py`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -30,6 +31,7 @@ from app.search.embedding import Embedder
 from app.search.embedding.kept import KeptVectors
 from app.search.lexical import CourseTerms, LexicalHit, LexicalIndex
 from app.search.models import Passage
+from app.search.rerank import Reranker
 from app.search.store import CONTENT, ChromaStore
 from app.search.windows import WINDOW_CACHE_SIZE
 
@@ -50,7 +52,7 @@ KEYWORD_DEPTH = 100
 # Fused by score rather than by reciprocal rank: a chunk that matches the question's rare words far better
 # than the others (BM25 1.0) wins over one that is merely a little closer in meaning, which ranks cannot
 # tell from a near tie. 0.6 was fitted on the sample library (best MRR@5 there, 0.5-0.7 all within 0.01)
-# and checked on the lecture set (strict hit@1 0.52 -> 0.65, MRR@5 0.67 -> 0.77); see README.
+# and checked on the lecture set (strict hit@1 0.52 -> 0.65, MRR@5 0.67 -> 0.77).
 DENSE_WEIGHT = 0.6
 Place = tuple[str, int, int]  # a chunk within the live library: (course id, lesson, chunk index)
 
@@ -152,6 +154,7 @@ class Searcher:
         self.course_vectors = CourseVectors(self._load_course_chunks)
         self.lexical = LexicalIndex(self._load_course_terms, self._load_library_terms)
         self.window_vectors = KeptVectors(embedder, WINDOW_CACHE_SIZE)
+        self.reranker = Reranker(settings.reranker_model)
 
     def _run(self, name: str, operation: str, /, **kwargs: Any) -> Any:
         """Call a method of one of the two collections through the store."""
@@ -161,9 +164,12 @@ class Searcher:
         """The k best passages of the request's scope for its query.
 
         Hybrid: the nearest chunks by meaning and the best by BM25, both within the same scope, fused by
-        score (`fused_scores`).
+        score (`fused_scores`); with a reranker, its best candidates re-ordered by the cross-encoder.
         """
-        return self.fuse(self.candidates(request), request.scope, request.k)
+        depth = self.reranker.depth(request.k)
+        wide = replace(request, k=depth) if depth > request.k else request
+        fused = self.fuse(self.candidates(wide), request.scope, depth)
+        return self.reranker.rerank(request.query, fused, request.k)
 
     def candidates(self, request: SearchRequest) -> Candidates:
         """The query's vector and both rankings of the scope that `search` fuses."""

@@ -8,13 +8,19 @@ import time
 import click
 from flask.cli import AppGroup
 
-from app.services import services
+from app.services import services, settings
 from app.store.soft import describe
+from app.store.store import Store
 
 # Between attempts while the database is still starting (a container beside the app's).
 RETRY_SECONDS = 1.0
 
 db_group = AppGroup("db", help="The database: migrate its schema, purge old records.")
+
+
+def _unprepared() -> Store:
+    """The store as the database is: these commands report and migrate it themselves."""
+    return Store.from_settings(settings())
 
 
 @db_group.command("upgrade")
@@ -23,7 +29,7 @@ db_group = AppGroup("db", help="The database: migrate its schema, purge old reco
 )
 def upgrade_command(wait: float) -> None:
     """Migrate the database to the newest schema; exit 1 when it cannot be reached."""
-    store = services().store
+    store = _unprepared()
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -44,7 +50,7 @@ def current_command() -> None:
     """Print the schema revision; exit 1 when it is behind the code's."""
     from app.store import migrate
 
-    store = services().store
+    store = _unprepared()
     revision = migrate.current(store.db)
     click.echo(f"{revision or 'empty'} (newest {migrate.head()})")
     sys.exit(0 if store.is_current() else 1)

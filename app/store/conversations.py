@@ -10,7 +10,6 @@ from sqlalchemy.orm import Session
 
 from app.errors import BadRequest
 from app.store.database import Database
-from app.store.export import to_markdown
 from app.store.models import TITLE_CHARS, Conversation, Exchange, Feedback, new_id, now
 from app.store.records import (
     Asked,
@@ -166,11 +165,6 @@ class Conversations:
                 for exchange, vote in rows
             ]
             return Transcript(_summary(conversation), exchanges)
-
-    def export(self, owner: str, conversation_id: str) -> str | None:
-        """The conversation as Markdown with its sources, or None unless `owner` owns it."""
-        transcript = self.transcript(owner, conversation_id)
-        return to_markdown(transcript) if transcript is not None else None
 
     @hard
     def rename(self, owner: str, conversation_id: str, title: str) -> bool:

@@ -23,6 +23,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from app.control_chars import drop_control_chars
+
 EXCHANGE_STATUSES = ("pending", "answered", "interrupted", "failed", "stopped")
 VOTES = ("up", "down")
 TITLE_CHARS = 120
@@ -30,6 +32,8 @@ COMMENT_CHARS = 500
 OWNER_CHARS = 64
 COURSE_CHARS = 200
 ID_CHARS = 43  # secrets.token_urlsafe(32)
+# The integer ids' range on every database (PostgreSQL's integer; SQLite's is wider).
+MAX_ROW_ID = 2**31 - 1
 LABEL_CHARS = 120
 DIGEST_CHARS = 64  # a SHA-256 in hex
 
@@ -68,6 +72,38 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value is not None else None
 
 
+class CleanString(TypeDecorator[str]):
+    """A string stored without control characters, on SQLite as on PostgreSQL (which refuses NUL)."""
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Any) -> str | None:
+        """Drop control characters: whatever face let one through, no write fails or differs for it."""
+        return drop_control_chars(value) if value is not None else None
+
+
+class CleanText(CleanString):
+    """Unbounded text stored without control characters."""
+
+    impl = Text
+    cache_ok = True
+
+
+class RowId(TypeDecorator[int]):
+    """An integer id: one outside the column's range names no row, so a lookup finds none on every database
+    (instead of PostgreSQL's out-of-range error, or SQLite's overflow past 64 bits)."""
+
+    impl = Integer
+    cache_ok = True
+
+    def process_bind_param(self, value: int | None, dialect: Any) -> int | None:
+        """An id past the range becomes 0, which no row has (ids start at 1)."""
+        if value is None or -MAX_ROW_ID - 1 <= value <= MAX_ROW_ID:
+            return value
+        return 0
+
+
 class Base(DeclarativeBase):
     """The declarative base, with constraint names both databases accept."""
 
@@ -80,9 +116,9 @@ class Conversation(Base):
     __tablename__ = "conversations"
     __table_args__ = (Index("ix_conversations_owner_updated", "owner", "updated_at"),)
 
-    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True, default=new_id)
-    owner: Mapped[str] = mapped_column(String(OWNER_CHARS))
-    title: Mapped[str] = mapped_column(String(TITLE_CHARS))
+    id: Mapped[str] = mapped_column(CleanString(ID_CHARS), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(CleanString(OWNER_CHARS))
+    title: Mapped[str] = mapped_column(CleanString(TITLE_CHARS))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
     exchanges: Mapped[list[Exchange]] = relationship(
@@ -99,15 +135,15 @@ class Exchange(Base):
     __tablename__ = "exchanges"
     __table_args__ = (CheckConstraint(f"status IN {EXCHANGE_STATUSES!r}", name="status"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[int] = mapped_column(RowId, primary_key=True)
     conversation_id: Mapped[str] = mapped_column(
         ForeignKey("conversations.id", ondelete="CASCADE"), index=True
     )
-    question: Mapped[str] = mapped_column(Text)
-    answer: Mapped[str] = mapped_column(Text, default="")
+    question: Mapped[str] = mapped_column(CleanText)
+    answer: Mapped[str] = mapped_column(CleanText, default="")
     sources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
-    mode: Mapped[str | None] = mapped_column(String(20))
-    status: Mapped[str] = mapped_column(String(12), default="pending")
+    mode: Mapped[str | None] = mapped_column(CleanString(20))
+    status: Mapped[str] = mapped_column(CleanString(12), default="pending")
     first_text_ms: Mapped[int | None] = mapped_column(Integer)
     total_ms: Mapped[int | None] = mapped_column(Integer)
     confidence: Mapped[float | None] = mapped_column(Float)
@@ -120,9 +156,9 @@ class PendingQuestion(Base):
 
     __tablename__ = "pending_questions"
 
-    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True, default=new_id)
-    owner: Mapped[str] = mapped_column(String(OWNER_CHARS))
-    question: Mapped[str] = mapped_column(Text)
+    id: Mapped[str] = mapped_column(CleanString(ID_CHARS), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(CleanString(OWNER_CHARS))
+    question: Mapped[str] = mapped_column(CleanText)
     exchange_id: Mapped[int | None] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
     claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -157,8 +193,8 @@ class Feedback(Base):
     __table_args__ = (CheckConstraint(f"vote IN {VOTES!r}", name="vote"),)
 
     exchange_id: Mapped[int] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"), primary_key=True)
-    vote: Mapped[str] = mapped_column(String(4))
-    comment: Mapped[str | None] = mapped_column(String(COMMENT_CHARS))
+    vote: Mapped[str] = mapped_column(CleanString(4))
+    comment: Mapped[str | None] = mapped_column(CleanString(COMMENT_CHARS))
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
 
 
@@ -167,14 +203,14 @@ class LoggedQuestion(Base):
 
     __tablename__ = "question_log"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    question: Mapped[str] = mapped_column(Text)
-    course: Mapped[str | None] = mapped_column(String(COURSE_CHARS), index=True)
+    id: Mapped[int] = mapped_column(RowId, primary_key=True)
+    question: Mapped[str] = mapped_column(CleanText)
+    course: Mapped[str | None] = mapped_column(CleanString(COURSE_CHARS), index=True)
     declined: Mapped[bool] = mapped_column(Boolean, default=False)
     confidence: Mapped[float | None] = mapped_column(Float)
-    mode: Mapped[str | None] = mapped_column(String(20))
+    mode: Mapped[str | None] = mapped_column(CleanString(20))
     # The passage that came closest, so a declined question still points at a lesson.
-    closest_course: Mapped[str | None] = mapped_column(String(COURSE_CHARS))
+    closest_course: Mapped[str | None] = mapped_column(CleanString(COURSE_CHARS))
     closest_lesson: Mapped[int | None] = mapped_column(Integer)
     # Links the log to a stored exchange and its feedback; unset when conversations are not stored.
     exchange_id: Mapped[int | None] = mapped_column(
@@ -193,7 +229,7 @@ class CitedLesson(Base):
     question_id: Mapped[int] = mapped_column(
         ForeignKey("question_log.id", ondelete="CASCADE"), primary_key=True
     )
-    course: Mapped[str] = mapped_column(String(COURSE_CHARS), primary_key=True)
+    course: Mapped[str] = mapped_column(CleanString(COURSE_CHARS), primary_key=True)
     lesson: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
@@ -202,11 +238,11 @@ class EvalCase(Base):
 
     __tablename__ = "eval_cases"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    question: Mapped[str] = mapped_column(Text)
-    gold_course: Mapped[str] = mapped_column(String(COURSE_CHARS))
+    id: Mapped[int] = mapped_column(RowId, primary_key=True)
+    question: Mapped[str] = mapped_column(CleanText)
+    gold_course: Mapped[str] = mapped_column(CleanString(COURSE_CHARS))
     gold_lesson: Mapped[int | None] = mapped_column(Integer)
-    evidence: Mapped[str] = mapped_column(Text, default="")
+    evidence: Mapped[str] = mapped_column(CleanText, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
 
 
@@ -215,9 +251,9 @@ class McpToken(Base):
 
     __tablename__ = "mcp_tokens"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    label: Mapped[str] = mapped_column(String(LABEL_CHARS))
-    digest: Mapped[str] = mapped_column(String(DIGEST_CHARS), unique=True)
+    id: Mapped[int] = mapped_column(RowId, primary_key=True)
+    label: Mapped[str] = mapped_column(CleanString(LABEL_CHARS))
+    digest: Mapped[str] = mapped_column(CleanString(DIGEST_CHARS), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

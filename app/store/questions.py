@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Select, delete, func, insert, or_, select
 
+from app.bidi import strip_all
 from app.store.database import Database
 from app.store.models import COURSE_CHARS, CitedLesson, Feedback, LoggedQuestion, now
 from app.store.records import DayCount, GapCandidate, GapReason, LessonCount, QuestionEntry
@@ -45,8 +46,8 @@ def _course(title: str | None) -> str | None:
 
 
 def _cell(value: Any) -> str:
-    """A CSV cell that a spreadsheet shows as text, never runs as a formula."""
-    text = "" if value is None else str(value)
+    """A CSV cell that a spreadsheet shows as text (without bidi controls), never runs as a formula."""
+    text = "" if value is None else strip_all(str(value))
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 

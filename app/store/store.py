@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.config import Settings
-from app.store import migrate
+from app.store import revisions
 from app.store.conversations import Conversations
 from app.store.database import Database
 from app.store.eval_cases import EvalCases
@@ -40,6 +40,7 @@ class Store:
         self.eval_cases = EvalCases(self.db)
         self.runs = AnswerRuns(self.db)
         self.tokens = AccessTokens(self.db)
+        self._current = False
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
@@ -56,11 +57,26 @@ class Store:
 
     def upgrade(self) -> None:
         """Migrate the schema to the newest revision."""
+        from app.store import migrate  # Alembic loads only to migrate
+
         migrate.upgrade(self.db)
 
     def is_current(self) -> bool:
         """True when the schema is at the newest revision."""
-        return migrate.current(self.db) == migrate.head()
+        return revisions.is_current(self.db)
+
+    def schema_current(self) -> bool:
+        """is_current, asked again only until it holds (a schema never moves back under a running app)."""
+        if not self._current:
+            self._current = self.is_current()
+        return self._current
+
+    def prepared(self) -> Store:
+        """This store with its schema seen to at start (see app.store.schema)."""
+        from app.store import schema
+
+        schema.prepare(self)
+        return self
 
     def purge_expired(self) -> Purged:
         """Delete what the retention period has passed, and questions no stream claimed."""

@@ -1,8 +1,14 @@
-"""Security headers on every response: a strict Content-Security-Policy and friends."""
+"""Security on every response: a strict Content-Security-Policy and friends, JSON without bidi controls."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Flask, Response
+from flask.json.provider import DefaultJSONProvider
+from werkzeug.sansio.response import Response as BaseResponse
+
+from app.bidi import neutralize
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; "
@@ -24,8 +30,20 @@ HTMX_CONFIG = {
 }
 
 
+class NeutralJSON(DefaultJSONProvider):
+    """Flask's JSON responses, every string in them without bidi controls (see app.bidi.neutralize).
+
+    Only responses (jsonify): the session cookie is serialized by the same provider and keeps its data as is.
+    """
+
+    def response(self, *args: Any, **kwargs: Any) -> BaseResponse:
+        """A JSON response of the neutralized data."""
+        return super().response(*neutralize(list(args)), **neutralize(kwargs))
+
+
 def register(app: Flask) -> None:
-    """Add the headers to every response and expose the htmx config to templates."""
+    """Add the headers to every response, neutralize bidi controls in JSON, expose the htmx config."""
+    app.json = NeutralJSON(app)
     app.after_request(add_headers)
     app.jinja_env.globals["htmx_config"] = HTMX_CONFIG
 

@@ -51,7 +51,13 @@ def safe_name(name: str) -> str:
     return name
 
 
-def check_file(upload: FileStorage, max_bytes: int) -> tuple[str, Course, bytes]:
+# Refuses (ParseError) a parsed course that the sync would refuse, e.g. for its chunk count.
+CourseCheck = Callable[[Course, str], object]
+
+
+def check_file(
+    upload: FileStorage, max_bytes: int, check_course: CourseCheck | None = None
+) -> tuple[str, Course, bytes]:
     """Check one upload's name, extension, size and content; raise ValueError with the reason."""
     name = safe_name(upload.filename or "")
     extension = Path(name).suffix.lower()
@@ -66,6 +72,8 @@ def check_file(upload: FileStorage, max_bytes: int) -> tuple[str, Course, bytes]
         raise ValueError("the file is empty")
     try:
         course = parse_bytes(data, name)
+        if check_course is not None:
+            check_course(course, name)
     except ParseError as exc:
         # The reason and line; a file inside a course archive keeps its own name ("x.zip/course.txt: ...").
         raise ValueError(
@@ -80,18 +88,20 @@ def save_uploads(
     max_bytes: int,
     check_upload: Callable[[Course], None],
     discard: Discard | None = None,
+    check_course: CourseCheck | None = None,
 ) -> UploadOutcome:
     """Check every upload, then write the accepted ones into `docs_dir`, all or none; list the refused ones.
 
     Parsing (the slow part) happens before the folder lock. The title checks and the writes happen under it,
     so a concurrent upload (in any worker) of the same title waits and then sees this one's file, instead
-    of passing the same check before either is written. A file an upload replaces goes to `discard`.
+    of passing the same check before either is written. A file an upload replaces goes to `discard`;
+    `check_course` refuses, before the lock, a course the sync would refuse.
     """
     outcome = UploadOutcome()
     parsed: list[tuple[str, Course, bytes]] = []
     for upload in uploads:
         try:
-            parsed.append(check_file(upload, max_bytes))
+            parsed.append(check_file(upload, max_bytes, check_course))
         except ValueError as exc:
             outcome.refuse(upload.filename or "(no name)", str(exc))
     return save_courses(parsed, docs_dir, check_upload, outcome, discard)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from app.assistant.extractive.fitted import fitted
 from app.search.models import Passage
 from app.search.names import content_words, stem
 
@@ -13,9 +14,8 @@ PERSON = "person"
 TIME = "time"
 NUMBER = "number"
 
-# What a sentence of the asked kind gains in rank score: enough to lead over a sentence that scores a
-# little higher without it, too little to lift an unrelated sentence over one on topic.
-BONUS = 0.05
+# What a sentence of the asked kind gains in rank score (fitted by `python -m bench.fit`).
+BONUS = fitted("BONUS")
 
 # Words that say what someone is: a question asking "which philosopher" asks for a person, and a sentence
 # saying one names a person even when captions spell the name lower-case ("a French physicist called cue
@@ -79,13 +79,18 @@ def holds(kind: str, sentence: str, known: set[str]) -> bool:
     return _new_role(sentence, known) or _names(sentence, known)
 
 
-def bonus(kind: str | None, topic: str, passage: Passage, sentence: str) -> float:
-    """What a sentence of the passage gains for holding the kind of fact the topic asks for: BONUS or 0."""
+def holds_kind(kind: str | None, topic: str, passage: Passage, sentence: str) -> bool:
+    """True when a sentence of the passage holds the kind of fact the topic asks for."""
     if kind is None:
-        return 0.0
+        return False
     # The question's and the titles' words name what is asked about ("Pasteur" in the Pasteur lecture).
     known = set(content_words(f"{topic} {passage.course_title} {passage.lesson_title}"))
-    return BONUS if holds(kind, sentence, known) else 0.0
+    return holds(kind, sentence, known)
+
+
+def bonus(kind: str | None, topic: str, passage: Passage, sentence: str) -> float:
+    """What a sentence of the passage gains for holding the kind of fact the topic asks for: BONUS or 0."""
+    return BONUS if holds_kind(kind, topic, passage, sentence) else 0.0
 
 
 def _new_role(sentence: str, known: set[str]) -> bool:

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from app.assistant.extractive.fitted import fitted
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.search.apart import words_said_apart
 from app.search.embedding.protocol import Embedder
@@ -41,11 +42,8 @@ from app.search.names import (
     word_stems,
 )
 
-# Below this confidence the answer declines. Fitted on the sample library: the middle of its error-free range
-# (with the int8 encoder its highest no-coverage question is at 0.143, its lowest content question at 0.161;
-# the low end, 0.16, left one content question 0.001 above the cut); checked on the lecture set (no
-# decision changes there: nothing lies between 0.15 and 0.165): see README, "make eval".
-MIN_CONFIDENCE = 0.152
+# Below this confidence the answer declines (fitted by `python -m bench.fit`).
+MIN_CONFIDENCE = fitted("MIN_CONFIDENCE")
 # A first passage holding this share of the question's rarity is taken as covering it without weighing the
 # words' meaning (on both labelled libraries no decision changes; it spares the embedding for half of them).
 SURE = 0.5

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Protocol, TypeVar
 
+from app.assistant.extractive.fitted import fitted
 from app.assistant.extractive.sentences import FILLER_STOPWORDS, acknowledges, announces, calls_on, is_filler
 from app.search.names import content_words, tokens
 
@@ -17,9 +18,8 @@ MIN_WORDS = 4
 # The reply to a question scores at least the question's score less INHERIT_GAP.
 INHERIT_GAP = 0.02
 # Announcing what comes next ("let's start with uncertainty") is not saying it: it must not take a further
-# quote's place from a sentence that says it. Fit on the lectures (0.04-0.06 gain alike, 0.08 loses a
-# comparison), the sample's answers unchanged.
-ANNOUNCE_PENALTY = 0.05
+# quote's place from a sentence that says it (fitted by `python -m bench.fit`).
+ANNOUNCE_PENALTY = fitted("ANNOUNCE_PENALTY")
 # Sentences that say nothing (the call on a student, a hesitation) that may stand between a question and its
 # reply, and the questions in a row that one reply answers.
 MAX_BETWEEN = 3

@@ -16,6 +16,7 @@ from app.assistant.extractive.answer_types import asked_type, bonus
 from app.assistant.extractive.asked_before import Candidate, Fetch, chunks_before, inherited, opening_replies
 from app.assistant.extractive.budget import MAX_EMBEDDED, worth_reading
 from app.assistant.extractive.definitions import definitions, subject
+from app.assistant.extractive.fitted import fitted
 from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import keyword_share, said_share
 from app.assistant.extractive.referents import closer, stand_ins
@@ -36,9 +37,10 @@ LEAD_SENTENCES = 3
 # that repeats the question's keyword ("Three parameters control HNSW.") must not beat the passage that
 # explains it. Cosine similarities (all-MiniLM-L6-v2).
 # The question's own words count too: the model knows little of terms such as "HNSW" or "CSRF".
-SENTENCE_WEIGHT = 0.4
-PASSAGE_WEIGHT = 0.4
-KEYWORD_WEIGHT = 0.2
+# Fitted by `python -m bench.fit`, summing to 1: the units of the cuts on a score (quotes.py).
+SENTENCE_WEIGHT = fitted("SENTENCE_WEIGHT")
+PASSAGE_WEIGHT = fitted("PASSAGE_WEIGHT")
+KEYWORD_WEIGHT = fitted("KEYWORD_WEIGHT")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from app.links import safe_url
 from app.rules import MAX_PASSAGES
 from app.search.explain import RankedPassage
 from app.services import services
+from app.store.models import MAX_ROW_ID
 from app.web.admin.access import bp
 
 DEFAULT_K = 5
@@ -90,7 +91,7 @@ def save_case() -> ResponseReturnValue:
     if not question or len(question) > MAX_QUESTION_CHARS:
         raise BadRequest(f"A test case needs a question of at most {MAX_QUESTION_CHARS} characters.")
     lesson_text, _, course = request.form.get("gold", "").partition(":")
-    if not course.strip() or not lesson_text.isdigit():
+    if not course.strip() or not lesson_text.isdigit() or int(lesson_text) > MAX_ROW_ID:
         raise BadRequest("Choose the passage whose lesson answers the question (the gold lesson).")
     evidence = "\n".join(" ".join(line.split()) for line in request.form.getlist("evidence") if line.strip())
     if len(evidence) > MAX_EVIDENCE_CHARS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from flask.typing import ResponseReturnValue
 from app.courses.parsing import SUPPORTED_EXTENSIONS
 from app.errors import AppError, BadRequest, NotFound
 from app.library.jobs import SyncJobs
+from app.library.limits import capped_chunks
 from app.library.sync import last_sync
 from app.search.models import SyncJob
 from app.services import services, settings
@@ -101,6 +103,8 @@ def upload():
         min(settings().max_upload_bytes, settings().max_document_bytes),
         services().indexer.check_upload,
         discard=services().trash.keep,  # a replaced file goes to the trash like a removed one
+        # A file the sync would refuse for its chunk count is refused at once, with the sync's reason.
+        check_course=functools.partial(capped_chunks, settings=settings()),
     )
     job = jobs().start(files_changed=True) if outcome.accepted else jobs().status()
     status = 200 if outcome.accepted or is_htmx() else 422

@@ -10,6 +10,7 @@ from flask import current_app
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from app.assistant.base import Answer, Exchange, Source
+from app.bidi import neutralize
 from app.errors import BadRequest
 from app.links import safe_url
 from app.rules import recent
@@ -32,20 +33,25 @@ class ApiAnswer:
 
     def status(self, text: str) -> Iterator[str]:
         """The status line as JSON."""
-        yield sse_message("status", json.dumps({"text": text}))
+        yield sse_message("status", _json({"text": text}))
 
     def text(self, piece: str) -> Iterator[str]:
         """The next piece of markdown as JSON."""
-        yield sse_message("text", json.dumps({"text": piece}))
+        yield sse_message("text", _json({"text": piece}))
 
     def done(self, answer: Answer) -> str:
         """The finished answer, as the non-streamed query returns it."""
-        return sse_message("done", json.dumps(query_result(answer, self.question, self.history)))
+        return sse_message("done", _json(query_result(answer, self.question, self.history)))
 
     def failed(self, error: Exception) -> str:
         """The error as the error handler's JSON, with its status."""
         status, _title, message, detail = public_error(error, "while streaming an API answer")
-        return sse_message("error", json.dumps({"error": message, "detail": detail, "status": status}))
+        return sse_message("error", _json({"error": message, "detail": detail, "status": status}))
+
+
+def _json(value: Any) -> str:
+    """An SSE message's JSON data, without bidi controls as every JSON response."""
+    return json.dumps(neutralize(value))
 
 
 def query_result(answer: Answer, question: str, history: list[Exchange]) -> dict[str, Any]:

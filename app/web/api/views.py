@@ -10,6 +10,7 @@ from app.extensions import ask_limit, csrf, ratelimit_store_ok
 from app.rules import MAX_PASSAGES
 from app.search.serialize import courses_json, results_json
 from app.services import services, settings
+from app.store.schema import BEHIND
 from app.web.api.answers import ApiAnswer, load_session, query_result
 from app.web.api.params import int_arg, json_object, required_text
 from app.web.question_log import logged
@@ -68,6 +69,15 @@ def healthz():
     return jsonify(status="ok")
 
 
+def _schema_current() -> bool:
+    """False when the database answers but its schema is behind this version's (`flask db upgrade`)."""
+    try:
+        return services().store.schema_current()
+    except Exception as exc:  # noqa: BLE001 - a database failing between two queries is "down", said above
+        current_app.logger.warning("readyz: the database schema could not be read: %s", type(exc).__name__)
+        return True
+
+
 def ratelimit_store_state() -> str:
     """The rate-limit store as /readyz reports it: off, ok or unreachable."""
     if not settings().ratelimit_enabled:
@@ -81,6 +91,7 @@ def readyz():
 
     It reports the database too, but a database that is down keeps the host ready: answers are still served
     (only their records are lost), and a shared database down would otherwise take every host out at once.
+    A database whose schema is behind is a 503: nothing would be stored until `flask db upgrade`.
     """
     if not services().warm:
         services().start_warm_up()
@@ -98,6 +109,8 @@ def readyz():
     if store == "unreachable":
         current_app.logger.warning("readyz: the rate-limit store is unreachable")
     database = "ok" if services().store.ping() else "down"
+    if database == "ok" and not _schema_current():
+        raise ServiceUnavailable(BEHIND)
     degraded = store == "unreachable" or database == "down"
     return jsonify(
         status="degraded" if degraded else "ready", courses=count, ratelimit_store=store, database=database

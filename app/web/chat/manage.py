@@ -11,6 +11,7 @@ from app.services import services
 from app.store.export import to_markdown
 from app.web.chat.asking import gone, stores, transcript
 from app.web.chat.views import bp
+from app.web.export import safe_answer_markdown
 from app.web.htmx import is_htmx
 from app.web.redirects import safe_local_path
 from app.web.session import browser_id
@@ -65,7 +66,7 @@ def export(conversation_id: str):
             raise gone()
         found = replace(found, exchanges=chosen)
         name = "answer"
-    response = Response(to_markdown(found), mimetype="text/markdown")
+    response = Response(to_markdown(found, answer=safe_answer_markdown), mimetype="text/markdown")
     response.headers["Content-Disposition"] = f'attachment; filename="{name}.md"'
     return response
 

@@ -8,7 +8,7 @@ from app.assistant.base import Exchange
 from app.assistant.service import final_answer
 from app.errors import AppError, BadRequest, NotFound
 from app.extensions import ask_limit
-from app.rules import question_problem
+from app.rules import question_problem, typed
 from app.services import services, settings
 from app.store.models import new_id
 from app.web.chat.asking import Asked, begin, finish, gone, model_memory, remember, stores, transcript
@@ -63,7 +63,7 @@ def conversation(conversation_id: str):
 @ask_limit
 def ask():
     """Ask: for htmx the question at once with its answer streaming; else answer, store and redirect."""
-    question = request.form.get("question", "").replace("\r\n", "\n").strip()
+    question = typed(request.form.get("question", ""))
     requested = request.form.get("conversation", "").strip() or None
     # Checked here too, so the form can show the problem in place, keeping what was typed.
     problem = question_problem(question, settings().max_question_chars)
