@@ -103,3 +103,14 @@ def child_exit(server, worker) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)
+
+
+# On a restart, answers a worker is still making get this long to finish (within graceful_timeout).
+SETTLE_SECONDS = 20
+
+
+def worker_exit(server, worker) -> None:
+    """Let the answers this worker makes in the background finish; end the rest as interrupted."""
+    from app.web.chat.run import settle
+
+    settle(SETTLE_SECONDS)

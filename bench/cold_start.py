@@ -53,13 +53,13 @@ def app_env(docs: Path, instance: Path, **extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-def flask_index(env: dict[str, str]) -> None:
+def flask_index(env: dict[str, str], root: Path = ROOT) -> None:
     """Prepare an app as `make run` does, each step in its own process (not timed): migrate the database,
-    then index the docs of `env`."""
+    then index the docs of `env`; `root` is the checkout whose code runs."""
     for command in (["db", "upgrade"], ["index"]):
         subprocess.run(
             [str(BIN / "flask"), "--app", "wsgi", *command],
-            cwd=ROOT,
+            cwd=root,
             env=env,
             check=True,
             capture_output=True,
@@ -95,11 +95,12 @@ def worker_rss_mb(master: int) -> float:
     return float("nan")
 
 
-def serve(env: dict[str, str]) -> subprocess.Popen:
-    """Start `gunicorn -c gunicorn.conf.py wsgi:app` with `env` and wait until its /readyz answers 200."""
+def serve(env: dict[str, str], root: Path = ROOT) -> subprocess.Popen:
+    """Start `gunicorn -c gunicorn.conf.py wsgi:app` of the checkout `root` with `env` and wait until its
+    /readyz answers 200."""
     server = subprocess.Popen(
         [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "wsgi:app"],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -28,7 +28,7 @@ def library_text(root: Path) -> list[list[str]]:
     import chromadb
 
     from app.assistant.extractive.confidence import _unended
-    from app.search.names import stem, tokens
+    from app.language.tokens import stem, tokens
 
     got = chromadb.PersistentClient(path=str(root / "chroma")).get_collection("course_content")
     found = got.get(include=["documents", "metadatas"])
@@ -41,8 +41,8 @@ def library_text(root: Path) -> list[list[str]]:
 def question_rows(name: str, index_dir: Path, ordinary: frozenset[str]) -> list[dict[str, object]]:
     """Each content or no-coverage question's pairs and runs, measured against the library's chunks."""
     from app.assistant.extractive.confidence import _unended, names
-    from app.assistant.extractive.intent import QUESTION_WORDS
-    from app.search.names import stem, tokens
+    from app.language.lexicon import NO_TOPIC_WORDS
+    from app.language.tokens import stem, tokens
 
     library = LIBRARIES[name]
     chunks = library_text(index_dir / (library.index or name))
@@ -60,7 +60,7 @@ def question_rows(name: str, index_dir: Path, ordinary: frozenset[str]) -> list[
         measured = []
         for first, second in zip(written, written[1:], strict=False):
             words = (first, second)
-            if any(w.lower() in QUESTION_WORDS or len(w) < 3 or not w.isalpha() for w in words):
+            if any(w.lower() in NO_TOPIC_WORDS or len(w) < 3 or not w.isalpha() for w in words):
                 continue
             one, two = (_unended(stem(word)) for word in words)
             if frequency[one] and frequency[two]:

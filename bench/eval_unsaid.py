@@ -29,9 +29,9 @@ def unsaid_row(answerer: Any, question: Question) -> dict[str, Any] | None:
     """One question's decline signals (None for a question that is neither content nor no-coverage, or a
     comparison, whose halves are weighed apart)."""
     from app.assistant.base import Exchange
-    from app.assistant.extractive.intent import QUESTION_WORDS
     from app.assistant.extractive.nearest import unsaid_topic
-    from app.search.names import content_words
+    from app.language.lexicon import NO_TOPIC_WORDS
+    from app.language.tokens import content_words
 
     if not (question.searched or question.kind in ("no_coverage", "follow_up")):
         return None
@@ -47,7 +47,7 @@ def unsaid_row(answerer: Any, question: Question) -> dict[str, Any] | None:
     if found.is_error or not found.passages:
         return None
     measured = answerer.signals(plan, found.passages)
-    words = list(dict.fromkeys(content_words(plan.query, QUESTION_WORDS)))
+    words = list(dict.fromkeys(content_words(plan.query, NO_TOPIC_WORDS)))
     index = answerer.index
     rare, moved = index.rarity(words), answerer.meaning(plan.query, words)
     weights = {word: rare.get(word, 0.0) * moved.get(word, 0.0) for word in words}

@@ -55,10 +55,7 @@ def answer_writes(store, number: int, conversation: str | None) -> tuple[dict[st
         return result
 
     asked = timed("ask", lambda: store.conversations.ask(owner, question, conversation))
-    timed(
-        "hold + claim",
-        lambda: store.pending.claim(owner, store.pending.hold(owner, question, asked.exchange_id)),
-    )
+    timed("hold", lambda: store.pending.hold(owner, question, asked.exchange_id))
     outcome = Outcome("answered", ANSWER, SOURCES, "claude", 420, 2100, 0.71)
     timed("finish", lambda: store.conversations.finish(asked.exchange_id, outcome))
     entry = QuestionEntry(

@@ -7,11 +7,11 @@ from collections import Counter
 import pytest
 
 from app.assistant.extractive.confidence import passage_words, signals
+from app.language.tokens import content_words, terms, tokens
 from app.search.catalog import CatalogSnapshot
 from app.search.index import CourseIndex
 from app.search.lexical import CourseTerms, LexicalIndex
 from app.search.models import Passage
-from app.search.names import content_words, terms, tokens
 from app.search.spelling import Speller
 from tests.test_index import course_file, index_course, settings_for
 

@@ -8,6 +8,9 @@ import shutil
 import subprocess
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -50,15 +53,17 @@ class Browser:
             return response.read().decode()
 
 
-@pytest.fixture(scope="module")
-def two_workers(tmp_path_factory):
-    """The test courses indexed into an embedded folder, served by 2 gunicorn workers (reads only)."""
-    tmp = tmp_path_factory.mktemp("deploy-stream")
+@contextmanager
+def serving_two_workers(tmp: Path, **extra: str) -> Iterator[Gunicorn]:
+    """The test courses indexed into an embedded folder under `tmp`, served by 2 gunicorn workers with the
+    settings `extra` (an ANTHROPIC_API_KEY among them is kept)."""
     docs = tmp / "docs"
     shutil.copytree(TEST_COURSES, docs)
-    env = app_env(tmp, docs)
+    env = app_env(tmp, docs, **extra)
+    if "ANTHROPIC_API_KEY" in extra:
+        env["ANTHROPIC_API_KEY"] = extra["ANTHROPIC_API_KEY"]
     flask_index(env)
-    # As `make run` and the image do: the workers share the migrated SQLite file (pending questions).
+    # As `make run` and the image do: the workers share the migrated SQLite file (questions, answer runs).
     upgraded = subprocess.run(
         [str(BIN / "flask"), "--app", "wsgi", "db", "upgrade"],
         cwd=ROOT,
@@ -73,6 +78,13 @@ def two_workers(tmp_path_factory):
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory):
+    """The test courses served by 2 gunicorn workers, extractive."""
+    with serving_two_workers(tmp_path_factory.mktemp("deploy-stream")) as server:
+        yield server
 
 
 def test_stream_on_one_worker_and_commit_on_the_other(two_workers):

@@ -207,3 +207,29 @@ def test_a_missing_export_is_made_once_and_a_failing_one_falls_back_to_torch(tmp
     # The float model's vector, close to the int8 one but not the same: an index tells them apart.
     assert dot(vector, fresh.embed_query("cosine similarity")) > 0.97
     assert fallback.fingerprint != fresh.fingerprint
+
+
+def test_the_served_weights_live_apart_and_an_older_export_has_them_moved_out_unchanged(tmp_path):
+    import shutil
+
+    import onnx
+
+    from app.search.embedding.layout import MANIFEST, MODEL_FILE, TOKENIZER_FILE, export_folder, weights_apart
+
+    embedder = get_embedder()
+    vector = embedder.embed_query("weights mapped from a file")
+    folder = export_folder(resolve_model_path(None), embedder.cache_dir)
+    # onnxruntime maps a file of weights rather than copying them into each process.
+    assert weights_apart(folder) and (folder / MODEL_FILE).stat().st_size < 5_000_000
+    # An export made before held its weights inside the graph: the same export, laid out the old way.
+    older = tmp_path / "cache" / "onnx" / folder.name
+    older.mkdir(parents=True)
+    for name in (MANIFEST, TOKENIZER_FILE):
+        shutil.copy(folder / name, older / name)
+    onnx.save_model(onnx.load(str(folder / MODEL_FILE)), str(older / MODEL_FILE))
+    assert not weights_apart(older)
+    reopened = Embedder(None, cache_dir=tmp_path / "cache")
+    # Its weights are moved out in place: the same vectors, so the same fingerprint, and nothing re-embedded.
+    assert np.array_equal(reopened.embed_query("weights mapped from a file"), vector)
+    assert reopened.backend == "onnx" and reopened.fingerprint == embedder.fingerprint
+    assert weights_apart(older) and (older / MODEL_FILE).stat().st_size < 5_000_000

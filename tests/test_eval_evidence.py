@@ -6,8 +6,8 @@ import pytest
 
 from bench.eval_evidence import evidence_row
 from bench.eval_questions import Gold, Question
-from tests.test_comparison import answerer_over
-from tests.test_comparison_halves import NETWORKS
+from tests.extractive.understand.test_comparison_half_subjects import NETWORKS
+from tests.extractive.understand.test_comparisons import answerer_over
 
 COURSE = "Neural Network Notes"
 

@@ -6,8 +6,8 @@ import pytest
 
 from bench.eval_halves import half_rows
 from bench.eval_questions import Gold, Question
-from tests.test_comparison import answerer_over
-from tests.test_comparison_halves import NETWORKS
+from tests.extractive.understand.test_comparison_half_subjects import NETWORKS
+from tests.extractive.understand.test_comparisons import answerer_over
 
 COURSE = "Neural Network Notes"
 
@@ -24,7 +24,7 @@ def test_each_phrase_is_found_in_the_half_that_quotes_it(networks):
         Gold(COURSE, 2, "Dropout is kept switched on at test time"),
     ]
     asked = (
-        "dropout: what does it do during training in the regularization lecture, and how is it reused in "
+        "what does dropout do while training in the regularization lecture, and how is dropout reused in "
         "the uncertainty lecture?"
     )
 

@@ -6,7 +6,7 @@ import pytest
 
 from bench.eval_questions import Gold, Question
 from bench.eval_unsaid import unsaid_only, unsaid_row
-from tests.test_decline_nearest import BROWNING, GRILLING, SETUP
+from tests.extractive.decide.test_nearest_meaning import BROWNING, GRILLING, SETUP
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.assistant.extractive.confidence import signals
-from app.search.names import content_words, silent_e
+from app.language.tokens import content_words, silent_e
 from tests.test_compounds import even, passage_of
 
 

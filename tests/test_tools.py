@@ -6,6 +6,7 @@ import pytest
 
 from app.assistant.base import Source
 from app.assistant.tools import OUTLINE_TOOL, SEARCH_TOOL, TOOL_SCHEMAS, SourceCollector, ToolBox
+from app.search.searcher import SearchRequest
 
 RAG = "Retrieval-Augmented Generation in Practice"
 VECTOR = "Vector Databases from Scratch"
@@ -41,6 +42,18 @@ def test_search_heads_passages_with_course_and_lesson(toolbox):
     assert first.lesson_link == "https://example.com/courses/rag/lesson-2"
     assert first.course_link == "https://example.com/courses/rag"
     assert 0 < len(first.snippet) <= 201
+
+
+def test_search_is_plain_hybrid_retrieval_of_the_query_as_written(toolbox):
+    # Claude splits a comparison into one search per part itself (the tool's description asks it to).
+    query = "chunking documents versus fixture scope"
+    snapshot = toolbox.index.catalog.snapshot()
+
+    result = toolbox.run(SEARCH_TOOL, {"query": query})
+
+    ranked = toolbox.index.searcher.search(SearchRequest(query, snapshot, snapshot.entries, None, None, 5))
+    assert not result.is_error
+    assert result.passages == ranked
 
 
 def test_search_filters_by_course_name_and_lesson_number(toolbox):

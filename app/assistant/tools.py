@@ -255,6 +255,8 @@ class ToolBox:
         self, query: str, course_name: str | None = None, lesson_number: int | None = None
     ) -> ToolResult:
         """Search passages; raises CourseNotFound / LessonNotFound from the index."""
+        # Plain retrieval: Claude splits a comparison into searches itself, as the tool's description asks,
+        # and the extractive answerer plans one search per compared part.
         passages = self.index.search(query, course=course_name, lesson=lesson_number, k=self.max_results)
         retrieval.saw(passages)  # the question log's confidence figure
         if not passages:

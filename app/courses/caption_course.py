@@ -25,7 +25,7 @@ from pathlib import Path
 
 from app.courses.captions import caption_sentences
 from app.courses.models import Course, Lesson
-from app.courses.parsing import ParseError, content_hash, decode_text, parse_file, title_from_filename
+from app.courses.reading import ParseError, content_hash, decode_text, title_from_filename
 
 HEADER_NAME = "course.txt"
 CAPTION_FILE_TYPES = (".vtt", ".srt")
@@ -64,14 +64,15 @@ class CourseHeader:
 
 
 def parse_caption_course(path: Path, name: str | None = None) -> Course:
-    """Read a captioned course from a folder holding course.txt, a `.zip` of one, or one caption file.
+    """Read a captioned course from a folder holding course.txt (a `.zip` of one, or one caption file, is
+    read by `parse_caption_bytes`, through `app.courses.parsing` as every file is).
 
     `name` is the folder's name in DOCS_DIR when it is read from elsewhere (the trash); else its own.
     """
     path = Path(path)
-    if path.is_dir():
-        return _parse_folder(path, name or path.name)
-    return parse_file(path)  # a file: read as every format is, which hands captions back to this module
+    if not path.is_dir():
+        raise ParseError(name or path.name, "not a captioned course folder")
+    return _parse_folder(path, name or path.name)
 
 
 def parse_caption_bytes(data: bytes, filename: str) -> Course:

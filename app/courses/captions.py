@@ -14,7 +14,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from app.courses.chunking import split_sentences
-from app.courses.parsing import ParseError, decode_text
+from app.courses.reading import ParseError, decode_text
 
 # A sentence longer than this is cut at cue boundaries, so that unpunctuated automatic captions still give
 # a time every few lines instead of one time for minutes of speech.

@@ -30,7 +30,6 @@ title comes from the file name: "intro_to_sql.txt" -> "Intro To Sql".
 
 from __future__ import annotations
 
-import hashlib
 import io
 import re
 import zipfile
@@ -38,8 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.control_chars import drop_control_chars
+from app.courses.caption_course import parse_caption_bytes, parse_caption_course
 from app.courses.models import Course, Lesson
-from app.errors import AppError
+from app.courses.reading import ParseError, content_hash, decode_text, sniff, title_from_filename
+
+__all__ = ["ParseError", "content_hash", "decode_text", "parse_bytes", "parse_file", "title_from_filename"]
 
 SUPPORTED_EXTENSIONS = (".txt", ".pdf", ".docx", ".vtt", ".srt", ".zip")
 CAPTION_EXTENSIONS = (".vtt", ".srt", ".zip")
@@ -67,29 +69,6 @@ _PDF_DAMAGE = (
     OSError,
     NotImplementedError,
 )
-# Signatures of common binary formats, so a renamed file gets a precise reason instead of "not UTF-8".
-_SIGNATURES = (
-    (b"%PDF-", "a PDF document"),
-    (b"PK\x03\x04", "a ZIP archive"),
-    (b"\x7fELF", "an ELF executable"),
-    (b"MZ\x90\x00", "a Windows executable"),
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-)
-
-
-class ParseError(AppError):
-    """A course file that cannot be read; names the file, the reason and, when known, the line."""
-
-    status = 422
-    title = "Could not read the course file"
-
-    def __init__(self, file: str, reason: str, line: int | None = None):
-        self.file = file
-        self.reason = reason
-        self.line = line
-        message = f"{file}: {reason}" + (f" (line {line})" if line is not None else "")
-        super().__init__(message)
 
 
 @dataclass
@@ -104,17 +83,10 @@ class _Section:
     end: int = 0
 
 
-def content_hash(data: bytes) -> str:
-    """Return the sha256 hex digest of a file's bytes."""
-    return hashlib.sha256(data).hexdigest()
-
-
 def parse_file(path: Path) -> Course:
     """Read and parse one course file, or a captioned course's folder."""
     path = Path(path)
     if path.is_dir():
-        from app.courses.caption_course import parse_caption_course  # it imports this module
-
         return parse_caption_course(path)
     try:
         data = path.read_bytes()
@@ -131,8 +103,6 @@ def parse_bytes(data: bytes, filename: str) -> Course:
         supported = ", ".join(SUPPORTED_EXTENSIONS)
         raise ParseError(name, f"unsupported file type '{extension or name}' (supported: {supported})")
     if extension in CAPTION_EXTENSIONS:
-        from app.courses.caption_course import parse_caption_bytes  # it imports this module
-
         return parse_caption_bytes(data, name)
     if not data.strip():
         raise ParseError(name, "the file is empty")
@@ -187,12 +157,6 @@ def _read_header(lines: list[str]) -> tuple[dict[str, str], int]:
             header.setdefault(match.group(1).lower(), match.group(2).strip())
         index += 1
     return header, index
-
-
-def title_from_filename(name: str) -> str:
-    """Turn "intro_to_sql.txt" into "Intro To Sql", keeping words that are already capitalised."""
-    words = re.split(r"[\s_\-.]+", Path(name).stem)
-    return " ".join(word[:1].upper() + word[1:] for word in words if word) or "Untitled Course"
 
 
 def _next_nonblank(lines: list[str], index: int) -> int | None:
@@ -293,32 +257,11 @@ def _join(lines: list[str]) -> str:
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
-def _sniff(data: bytes) -> str | None:
-    """Name the binary format whose signature `data` starts with, if any."""
-    return next((label for magic, label in _SIGNATURES if data.startswith(magic)), None)
-
-
-def decode_text(data: bytes, name: str) -> str:
-    """Decode a text file strictly (UTF-8, a BOM is fine, no NUL bytes, not a known binary format), without
-    its other control characters."""
-    kind = _sniff(data)
-    if kind:
-        raise ParseError(name, f"the file is {kind}, not plain text")
-    nul = data.find(b"\x00")
-    if nul != -1:
-        raise ParseError(name, "not a text file (contains NUL bytes)", line=data[:nul].count(b"\n") + 1)
-    try:
-        return drop_control_chars(data.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ParseError(name, f"not valid UTF-8 text (byte {exc.start})", line=line) from exc
-
-
 def _pdf_text(data: bytes, name: str) -> str:
     """Extract the text of every page of a PDF, joined by newlines."""
     # The PDF spec lets the header sit anywhere in the first 1024 bytes.
     if b"%PDF-" not in data[:1024]:
-        kind = _sniff(data)
+        kind = sniff(data)
         raise ParseError(name, f"not a PDF ({f'the file is {kind}' if kind else 'no %PDF header'})")
     # Imported on first use: a serving worker never parses, and pypdf with python-docx weigh 26 MB.
     from pypdf import PdfReader
@@ -373,7 +316,7 @@ def _docx_text(data: bytes, name: str) -> str:
                 raise ParseError(name, "not a Word document (a ZIP archive without word/document.xml)")
             _refuse_zip_bomb(archive.infolist(), name)
     except zipfile.BadZipFile as exc:
-        kind = _sniff(data)
+        kind = sniff(data)
         detail = f"the file is {kind}" if kind else "not a ZIP archive"
         raise ParseError(name, f"not a Word document ({detail})") from exc
     import docx  # on first use, as pypdf

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from app.search.names import COURSE_WORDS, tokens
+from app.language.lexicon import COURSE_WORDS
+from app.language.tokens import tokens
 
 # Fitted by `python -m bench.fit_gap_threshold` on eval/gap_groups.yaml: 20 groups of paraphrases (seeded by
 # the no-coverage and absent questions of the eval and dev sets), 8 questions sharing a template but not a

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:  # imported for its type only: config itself names the secret key file through this module
-    from app.config import Settings
+
+class Located(Protocol):
+    """Where an app keeps its files (the settings; config itself names its files through this module)."""
+
+    @property
+    def instance_path(self) -> Path: ...
+
+    @property
+    def state_dir(self) -> Path: ...
 
 
 @dataclass(frozen=True)
@@ -23,7 +30,7 @@ class StatePaths:
     state: Path
 
     @classmethod
-    def of(cls, settings: Settings) -> StatePaths:
+    def of(cls, settings: Located) -> StatePaths:
         """The paths for these settings."""
         return cls(instance=Path(settings.instance_path), state=Path(settings.state_dir))
 

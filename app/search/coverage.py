@@ -7,15 +7,27 @@ fusion then weighs keywords by this share, so such a question is ranked by meani
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections import Counter
+from typing import Protocol
 
+from app.language.lexicon import FUNCTION_WORDS
+from app.language.tokens import stem, tokens
 from app.search.catalog import CatalogSnapshot
-from app.search.forms import other_forms
-from app.search.names import FUNCTION_WORDS, stem, tokens
+from app.search.spelling import Speller
 from app.search.variants import variants
 
-if TYPE_CHECKING:
-    from app.search.lexical import LibraryView
+
+class WordCounts(Protocol):
+    """What coverage reads of the library's keyword view (`lexical.LibraryView`)."""
+
+    frequencies: Counter[str]
+
+    @property
+    def speller(self) -> Speller: ...
+
+    def idf(self, term: str) -> float: ...
+
+    def written_otherwise(self, text: str, vocabulary: frozenset[str]) -> set[str]: ...
 
 
 def catalog_words(library: CatalogSnapshot) -> frozenset[str]:
@@ -27,7 +39,7 @@ def catalog_words(library: CatalogSnapshot) -> frozenset[str]:
     )
 
 
-def covered(view: LibraryView, text: str, vocabulary: frozenset[str], named: frozenset[str]) -> float:
+def covered(view: WordCounts, text: str, vocabulary: frozenset[str], named: frozenset[str]) -> float:
     """The share of the text's word weight (idf) that the library says in some spelling, 1.0 when it says
     every word. Said: as written or stemmed, in another form (`variants`), as two words, or misspelled
     (the speller corrects it to a library word); and the `named` words, which name a course (its title or
@@ -47,7 +59,6 @@ def covered(view: LibraryView, text: str, vocabulary: frozenset[str], named: fro
             said(term)
             or word.lower() in named
             or variants([term], said)
-            or other_forms(term, said)
             or view.written_otherwise(word, vocabulary)
             or view.speller.correct(word, vocabulary) is not None
         ):

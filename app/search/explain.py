@@ -1,8 +1,7 @@
 """Why a search ranked its passages: each passage's meaning rank, keyword rank, fused rank and cosine.
 
-For the retrieval playground. The passages and their order are exactly the search's (`search_with_parts`;
-a test holds the two together); only the ranks each passage had in the whole question's two candidate
-rankings are added (a compared part's passage may have neither).
+For the retrieval playground. The passages and their order are exactly the search's (a test holds the two
+together); only the ranks each passage had in the two candidate rankings are added.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.search.models import Passage
-from app.search.parts import search_with_parts
 from app.search.searcher import Searcher, SearchRequest
 
 
@@ -30,7 +28,7 @@ class RankedPassage:
 
 
 def explain_ranking(searcher: Searcher, request: SearchRequest) -> list[RankedPassage]:
-    """The request's k best passages, as `search_with_parts` ranks them, with the ranks behind them."""
+    """The request's k best passages, as `Searcher.search` ranks them, with the ranks behind them."""
     candidates = searcher.candidates(request)
     dense, lexical = candidates.dense, candidates.lexical[: candidates.offered]
     titles = {entry.record.id: entry.record.title for entry in request.library.entries}
@@ -41,7 +39,7 @@ def explain_ranking(searcher: Searcher, request: SearchRequest) -> list[RankedPa
     lexical_ranks = {
         (titles.get(found.course_id, ""), *found.key): rank for rank, found in enumerate(lexical, 1)
     }
-    passages = search_with_parts(searcher, request)
+    passages = searcher.fuse(candidates, request.scope, request.k)
     return [
         RankedPassage(passage, fused, dense_ranks.get(passage.place), lexical_ranks.get(passage.place))
         for fused, passage in enumerate(passages, 1)

@@ -16,7 +16,6 @@ from app.search.catalog import CatalogCache, CatalogEntry, CatalogSnapshot, cata
 from app.search.embedding import Embedder, get_embedder
 from app.search.explain import RankedPassage, explain_ranking
 from app.search.models import CourseRecord, Outline, Passage
-from app.search.parts import search_with_parts
 from app.search.resolver import CourseResolver, mentioned_course
 from app.search.searcher import Searcher, SearchRequest, passage
 from app.search.store import CATALOG, CONTENT, ChromaStore
@@ -172,12 +171,10 @@ class CourseIndex:
     def search(
         self, query: str, course: str | None = None, lesson: int | None = None, k: int | None = None
     ) -> list[Passage]:
-        """The k best passages for the query, within a course and/or lesson when given (hybrid ranking).
-
-        A comparison keeps each compared part's first passage among them (`search_with_parts`).
-        """
+        """The k best passages for the query, within a course and/or lesson when given: plain hybrid ranking
+        (dense and BM25 fused), the query read as it is (the search tool, the API, the CLI)."""
         request = self._request(query, course, lesson, k or self.settings.max_results)
-        return search_with_parts(self.searcher, request) if request is not None else []
+        return self.searcher.search(request) if request is not None else []
 
     def nearest(self, query: str, course: str | None = None, lesson: int | None = None) -> Passage | None:
         """The passage nearest the query in meaning alone (the dense ranking's first), within a course and/or

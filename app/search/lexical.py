@@ -21,14 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from app.search.apart import split
+from app.language.lexicon import FUNCTION_WORDS
+from app.language.tokens import CHAIN_RE, compound, compounds, stem, tokens
+from app.language.tokens import terms as written_words
+from app.language.two_words import split
 from app.search.catalog import CatalogSnapshot
-from app.search.contractions import contraction_terms
 from app.search.coverage import catalog_words, covered
-from app.search.forms import family_scores
 from app.search.ids import ChunkKey
-from app.search.names import CHAIN_RE, FUNCTION_WORDS, compound, compounds, stem, tokens
-from app.search.names import terms as written_words
 from app.search.shortened import completions
 from app.search.spelling import Speller
 from app.search.variants import variants
@@ -221,8 +220,13 @@ class LibraryView:
         return found
 
     def scores(self, terms: set[str]) -> np.ndarray:
-        """Okapi BM25 of every row for the query terms, each word's forms scored as one term (`forms`)."""
-        return family_scores(self, terms, K1)
+        """Okapi BM25 of every row for the query terms."""
+        total = np.zeros(self.size)
+        for term in sorted(terms):
+            rows, counts = self.postings(term)
+            if len(rows):
+                total[rows] += self.idf_of(len(rows)) * counts * (K1 + 1) / (counts + self.norm[rows])
+        return total
 
     def admitted(self, scope: Iterable[str], lesson: int | None) -> np.ndarray | None:
         """A mask of the rows of the scope courses (and the lesson); None when every row is admitted.
@@ -281,7 +285,7 @@ class LexicalIndex:
         whatever the scope, so a score means the same in a course search as in a library search.
         """
         view = self._follow(library)
-        terms = view.query_terms(query, vocabulary) - contraction_terms(query)
+        terms = view.query_terms(query, vocabulary)
         if not terms:
             return []
         scores = view.scores(terms)

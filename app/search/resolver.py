@@ -9,20 +9,18 @@ import numpy as np
 
 from app.courses.models import slugify
 from app.errors import CourseNotFound
-from app.search.embedding import Embedder
-from app.search.models import CourseRecord
-from app.search.names import (
-    STOPWORDS,
+from app.language.acronyms import (
     acronym_matches,
     all_words_match,
-    content_words,
     distinctive_words,
     initials,
-    is_acronym_token,
     longest_run,
-    tokens,
     word_matches,
 )
+from app.language.lexicon import STOPWORDS
+from app.language.tokens import content_words, is_acronym_token, tokens
+from app.search.embedding import Embedder
+from app.search.models import CourseRecord
 from app.search.store import CATALOG, ChromaStore
 
 # Course-name resolution by meaning, calibrated on the test library and the sample docs (all-MiniLM-L6-v2).

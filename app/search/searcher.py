@@ -28,12 +28,10 @@ from app.courses.timecodes import unpack_times
 from app.search.catalog import CatalogEntry, CatalogSnapshot
 from app.search.course_vectors import CourseChunks, CourseVectors, Hit, course_chunks
 from app.search.embedding import Embedder
-from app.search.embedding.kept import KeptVectors
 from app.search.lexical import CourseTerms, LexicalHit, LexicalIndex
 from app.search.models import Passage
 from app.search.rerank import Reranker
 from app.search.store import CONTENT, ChromaStore
-from app.search.windows import WINDOW_CACHE_SIZE
 
 # Extra hits an unfiltered library search asks for, to make up for chunks that are not live.
 OVERFETCH = 10
@@ -157,7 +155,6 @@ class Searcher:
         self.embedder = embedder
         self.course_vectors = CourseVectors(self._load_course_chunks)
         self.lexical = LexicalIndex(self._load_course_terms, self._load_library_terms)
-        self.window_vectors = KeptVectors(embedder, WINDOW_CACHE_SIZE)
         self.reranker = Reranker(settings.reranker_model)
 
     def _run(self, name: str, operation: str, /, **kwargs: Any) -> Any:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from app.search.names import stem
+from app.language.tokens import stem
 
 MIN_LENGTH = 5
 # Words with an apostrophe ("shouldn't") or hyphens ("multi-modal") are taken whole and left alone: a

@@ -19,15 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import chromadb
 import httpx
-from chromadb.config import Settings as ChromaSettings
-from chromadb.errors import ChromaError, NotFoundError
 
 from app.config import Settings
 from app.errors import AppError, ServiceUnavailable
 from app.files import write_atomically
 from app.library.state import StatePaths
+from app.search.chroma import ChromaError, ChromaSettings, NotFoundError, chromadb
 
 # The index's two collections: one record per course, one per chunk of each course version.
 CATALOG = "course_catalog"

@@ -1,5 +1,5 @@
-"""The tables: conversations, exchanges, pending questions, feedback, question log, eval cases, MCP tokens,
-course spaces and their members."""
+"""The tables: conversations, exchanges, questions asked and their answer runs, feedback, the question log,
+eval cases, MCP tokens, course spaces and their members."""
 
 from __future__ import annotations
 
@@ -173,6 +173,28 @@ class PendingQuestion(Base):
     exchange_id: Mapped[int | None] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
     claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class AnswerRun(Base):
+    """An answer being made in some worker: its heartbeat, its end, and a Stop asked from another worker."""
+
+    __tablename__ = "answer_runs"
+
+    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True)  # the pending question's id
+    beat_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    stop_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now, index=True)
+
+
+class AnswerRunEvent(Base):
+    """One event of an answer run, in order, for pages that follow it from another worker."""
+
+    __tablename__ = "answer_run_events"
+
+    run_id: Mapped[str] = mapped_column(ForeignKey("answer_runs.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 
 class Feedback(Base):

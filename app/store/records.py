@@ -80,14 +80,6 @@ class Asked:
 
 
 @dataclass(frozen=True)
-class Claim:
-    """A pending question, handed to the one stream that claimed it."""
-
-    question: str
-    exchange_id: int | None
-
-
-@dataclass(frozen=True)
 class QuestionEntry:
     """What the question log records about one answered (or declined) question."""
 

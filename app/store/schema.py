@@ -9,23 +9,32 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.files import locked
+from app.store.database import Database
 from app.store.revisions import database_revisions, shipped_heads
 from app.store.soft import describe
 
-if TYPE_CHECKING:
-    from app.store.store import Store
+
+class Migratable(Protocol):
+    """What seeing to the schema reads of the store (`app.store.store.Store`, which calls this module)."""
+
+    db: Database
+
+    def upgrade(self) -> None: ...
+
+    def schema_current(self) -> bool: ...
+
 
 log = logging.getLogger(__name__)
 
 BEHIND = "The database schema is behind: run flask db upgrade (`flask --app wsgi db upgrade`)."
 
 
-def prepare(store: Store) -> None:
+def prepare(store: Migratable) -> None:
     """Migrate an embedded SQLite database that is behind, or log that a server's schema is behind."""
     try:
         if store.db.is_sqlite:
@@ -41,7 +50,7 @@ def prepare(store: Store) -> None:
         log.warning("the database schema could not be checked: %s", describe(exc))
 
 
-def _migrate_embedded(store: Store) -> None:
+def _migrate_embedded(store: Migratable) -> None:
     """Migrate the SQLite file once, whichever worker gets there first; the others wait, then find it done."""
     database = store.db.url.database
     if not database or database == ":memory:":

@@ -16,7 +16,7 @@ from app.metrics import STORE_ERRORS
 log = logging.getLogger(__name__)
 
 # The label values of STORE_ERRORS: a fixed set, so the metric's series are bounded.
-Operation = Literal["ask", "finish", "hold", "claim", "log"]
+Operation = Literal["ask", "finish", "hold", "log", "journal"]
 OPERATIONS: tuple[str, ...] = get_args(Operation)
 for _operation in OPERATIONS:
     STORE_ERRORS.labels(_operation)  # every series exists from the start, at zero

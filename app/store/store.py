@@ -12,6 +12,7 @@ from app.store.eval_cases import EvalCases
 from app.store.feedback import Votes
 from app.store.pending import PendingQuestions
 from app.store.questions import QuestionLog
+from app.store.runs import RUN_KEEP_SECONDS, AnswerRuns
 from app.store.spaces import Spaces
 from app.store.tokens import AccessTokens
 
@@ -23,6 +24,7 @@ class Purged:
     conversations: int
     questions: int
     pending: int
+    runs: int = 0
 
 
 class Store:
@@ -33,10 +35,11 @@ class Store:
         self.store_conversations = store_conversations
         self.retention_days = retention_days
         self.conversations = Conversations(self.db)
-        self.pending = PendingQuestions(self.db, keep_claimed=store_conversations)
+        self.pending = PendingQuestions(self.db)
         self.votes = Votes(self.db)
         self.questions = QuestionLog(self.db)
         self.eval_cases = EvalCases(self.db)
+        self.runs = AnswerRuns(self.db)
         self.tokens = AccessTokens(self.db)
         self.spaces = Spaces(self.db)
         self._current = False
@@ -82,7 +85,9 @@ class Store:
         return Purged(
             conversations=self.conversations.purge(self.retention_days),
             questions=self.questions.purge(self.retention_days),
-            pending=self.pending.purge(),
+            # A question's row maps its exchange to the answer run a reloaded page follows: kept as long.
+            pending=self.pending.purge(RUN_KEEP_SECONDS),
+            runs=self.runs.purge(RUN_KEEP_SECONDS),
         )
 
     def close(self) -> None:

@@ -104,6 +104,19 @@ def _log(record: dict[str, Any], method: str, path: str, endpoint: str, status: 
         "status": status,
         "duration_ms": round(seconds * 1000, 1),
     }
+    _write(line, record)
+
+
+def log_answer_run(record: dict[str, Any], ended: str | None) -> None:
+    """The log line of an answer made in the background (chat/run.py), under its question's request id."""
+    seconds = time.perf_counter() - record["started"]
+    line: dict[str, Any] = {"request_id": record["request_id"], "answer": ended or "unfinished"}
+    line["duration_ms"] = round(seconds * 1000, 1)
+    _write(line, record)
+
+
+def _write(line: dict[str, Any], record: dict[str, Any]) -> None:
+    """Log `line` as JSON, with what the answer noted in `record` (mode, tool rounds, tokens)."""
     for key in ("mode", "tool_rounds", "tokens", "unverified_citations"):
         if key in record:
             line[key] = record[key]

@@ -50,12 +50,12 @@ class StreamSlots:
         self._lock = threading.Lock()
         self._counts: Counter[str] = Counter()
 
-    def claim(self, key: str, bound: int) -> StreamSlot:
+    def claim(self, key: str, bound: int, what: str = "answers in progress") -> StreamSlot:
         """A slot for `key`, or TooManyStreams when it holds `bound` already."""
         with self._lock:
             if self._counts[key] >= bound:
                 raise TooManyStreams(
-                    f"You have {bound} answers in progress already. "
+                    f"You have {bound} {what} already. "
                     "Wait for one to finish (or close other tabs), then try again."
                 )
             self._counts[key] += 1
@@ -74,7 +74,16 @@ class StreamSlots:
                 del self._counts[key]
 
 
-def claim_stream_slot() -> StreamSlot:
-    """A slot for this request's client, or TooManyStreams (429)."""
-    slots: StreamSlots = current_app.extensions.setdefault("stream_slots", StreamSlots())
-    return slots.claim(client_key(), current_app.extensions["services"].settings.max_streams_per_client)
+ANSWERS = "stream_slots"
+# Pages following answers (chat/follow.py) hold a thread each too: a few tabs per answer, no more.
+FOLLOWERS = "follower_slots"
+FOLLOWERS_PER_ANSWER = 4
+
+
+def claim_stream_slot(kind: str = ANSWERS) -> StreamSlot:
+    """A slot of `kind` for this request's client, or TooManyStreams (429)."""
+    slots: StreamSlots = current_app.extensions.setdefault(kind, StreamSlots())
+    bound = current_app.extensions["services"].settings.max_streams_per_client
+    if kind == FOLLOWERS:
+        return slots.claim(client_key(), bound * FOLLOWERS_PER_ANSWER, "pages following answers")
+    return slots.claim(client_key(), bound)

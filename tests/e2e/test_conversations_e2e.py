@@ -69,28 +69,6 @@ def test_five_questions_survive_reload_back_forward_and_a_second_tab(browser, ma
         context.close()
 
 
-def test_reload_mid_answer_keeps_the_question_marked_interrupted(browser, make_app):
-    app = make_app()
-    answerer = ScriptedAnswerer([TextEvent("The first words"), DoneEvent(ANSWER)], hold_at=1)
-    use_answerer(app, answerer)
-    with serve(app) as base:
-        page = browser.new_page()
-        page.goto(base)
-        page.get_by_label("Your question").fill("Will I survive a reload?")
-        page.get_by_role("button", name="Send", exact=True).click()
-        expect(page.locator("article.exchange[aria-busy] .prose")).to_contain_text("The first words")
-        assert answerer.held.wait(10)
-        page.reload()
-        exchange = page.locator("article.exchange")
-        expect(exchange).to_have_count(1)
-        expect(exchange.locator(".question-text")).to_have_text("Will I survive a reload?")
-        expect(exchange.locator(".answer-note")).to_have_text("The answer was interrupted.")
-        expect(exchange.get_by_role("button", name="Ask again")).to_be_visible()
-        expect(page.locator("#ask-send")).to_be_enabled()
-        answerer.release()
-        page.close()
-
-
 def test_stop_keeps_the_partial_answer_and_leaves_the_form_enabled(browser, make_app):
     app = make_app()
     answerer = ScriptedAnswerer([TextEvent("Half an answer"), DoneEvent(ANSWER)], hold_at=1)

@@ -26,9 +26,9 @@ def answer_path(store: Store, exchange_id: int) -> dict[str, object]:
     return {
         "ask": store.conversations.ask(ALICE, "Still answered?"),
         "hold": store.pending.hold(ALICE, "Still answered?"),
-        "claim": store.pending.claim(ALICE, "some-id"),
         "finish": store.conversations.finish(exchange_id, Outcome(status="answered", answer="Yes")),
         "log": store.questions.record(QuestionEntry(question="Still answered?")),
+        "journal": store.runs.append("some-run", 0, {"kind": "start"}),
     }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import REGISTRY
 
+from app.store.models import PendingQuestion
 from app.store.records import Outcome, QuestionEntry
 from app.store.soft import DOWN, OPERATIONS
 
@@ -41,7 +42,8 @@ def test_control_characters_are_dropped_from_every_stored_text_alike(store):
     exchange = found.exchanges[0]
     assert (exchange.question, exchange.answer) == ("How do I temper[31m chocolate?", "Melt it slowly.")
     assert store.votes.get(ALICE, asked.exchange_id) == ("down", "too short")
-    assert store.pending.claim(ALICE, held).question == "Another one"
+    with store.db.reading() as session:
+        assert session.get(PendingQuestion, held).question == "Another one"
     [case] = store.eval_cases.all()
     assert (case.question, case.gold_course, case.evidence) == ("Which pan?", "Baking 101", "the evidence")
     [row] = [row for row in store.questions.csv_rows() if "temper" in ",".join(row)]

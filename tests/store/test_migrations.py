@@ -27,6 +27,8 @@ TABLES = {
     "question_log",
     "question_lessons",
     "eval_cases",
+    "answer_runs",
+    "answer_run_events",
     "mcp_tokens",
     "spaces",
     "space_courses",

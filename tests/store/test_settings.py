@@ -26,11 +26,7 @@ def test_the_store_follows_the_settings(tmp_path):
     )
     store = Store.from_settings(settings)
     try:
-        assert (store.store_conversations, store.retention_days, store.pending.keep_claimed) == (
-            False,
-            30,
-            False,
-        )
+        assert (store.store_conversations, store.retention_days) == (False, 30)
         assert store.db.is_sqlite
     finally:
         store.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any, NamedTuple
 
 HX = {"HX-Request": "true"}
@@ -104,6 +105,9 @@ def ask_streamed(client, question: str, headers: dict | None = None) -> Streamed
     stream = client.get(stream_url_from(pending.get_data(as_text=True)))
     assert stream.mimetype == "text/event-stream"
     events = sse_events(stream.get_data(as_text=True))
+    # A stream opened from scratch first empties the pending answer (chat/follow.py), then replays it.
+    assert events[0][0] == "reset"
+    events = events[1:]
     name, done = events[-1]
     assert name == "done"
     if 'id="ask-form"' in done:
@@ -129,3 +133,21 @@ def asked_plain(client, question: str, **data) -> Any:
     if location.startswith("/c/"):
         client.conversation = location[len("/c/") :].partition("#")[0]
     return response
+
+
+def read_until(response, text: bytes) -> str:
+    """Read a streamed test response until `text` came; what was read."""
+    read = b""
+    for chunk in response.response:
+        read += chunk
+        if text in read:
+            return read.decode()
+    raise AssertionError(f"the stream ended without {text!r}")
+
+
+def wait_for(condition, seconds: float = 10) -> None:
+    """Poll `condition` until it holds; fail after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.05)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from app.assistant.base import Answer, DoneEvent, StatusEvent, TextEvent
 from app.errors import ModelUnavailable
-from app.web.chat import answers as chat_answers
 from app.web.chat import tokens as stream_tokens
 from app.web.chat.live import first_live_block
 from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
@@ -16,11 +15,13 @@ from tests.web.support import (
     HX,
     ask_streamed,
     commit_token_from,
+    conversation_from,
     csrf_from,
     page_url,
     script_answer,
     sse_events,
     stream_url_from,
+    wait_for,
 )
 
 FINAL = Answer(markdown="Fixtures give tests **setup**.[^1]", sources=[FIXTURES_SOURCE])
@@ -38,6 +39,11 @@ def is_text(name: str) -> bool:
     return name == "block" or re.fullmatch(r"[ar]\d+", name) is not None
 
 
+def page_url_of(pending_html: str) -> str:
+    """The conversation page of a pending exchange (from the form it sent back)."""
+    return f"/c/{conversation_from(pending_html)}"
+
+
 def post_pending(client, question: str) -> str:
     """Ask with htmx and return the pending fragment."""
     response = client.post("/ask", data={"question": question}, headers=HX)
@@ -52,11 +58,10 @@ def test_htmx_ask_shows_the_question_at_once_with_a_pending_stream(app, client):
     assert 'id="exchange-1"' in article and 'aria-busy="true"' in article
     assert 'hx-ext="sse"' in article and 'sse-swap="done"' in article and 'sse-close="done"' in article
     assert '<p class="question-text">What are &lt;fixtures&gt;?</p>' in html
-    # The question waits on the server; the URL carries an opaque id. The model is not asked before the
-    # stream opens.
+    # The answer is made at once, whether or not a page follows it; the URL carries an opaque id.
     url = stream_url_from(html)
     assert url.startswith("/ask/stream/") and "fixtures" not in url
-    assert answerer.questions == []
+    assert answerer.questions == ["What are <fixtures>?"]
     # One question at a time: the form comes back empty out-of-band, only its send button disabled (the next
     # question can be typed meanwhile).
     form = re.search(r'<form id="ask-form"[^>]*>.*?</form>', html, re.S).group(0)
@@ -117,9 +122,9 @@ def test_commit_token_is_accepted_once(cookie_app, cookie_client):
     token = commit_token_from(stream_done(client, "Once only?"))
     first = client.post("/ask/commit", data={"token": token}, headers=HX)
     assert first.status_code == 200 and 'id="history-note"' in first.get_data(as_text=True)
-    replayed = client.post("/ask/commit", data={"token": token})
-    assert replayed.status_code == 409
-    assert "not saved" in client.post("/ask/commit", data={"token": token}, headers=HX).get_data(as_text=True)
+    # Again (another tab following the same answer commits it too): nothing changes, nothing is said.
+    replayed = client.post("/ask/commit", data={"token": token}, headers=HX)
+    assert replayed.status_code == 200 and replayed.get_data(as_text=True) == ""
     page = client.get("/").get_data(as_text=True)
     assert page.count('<p class="question-text">Once only?</p>') == 1
 
@@ -176,16 +181,13 @@ def test_commit_needs_the_csrf_token(make_app):
     assert client.post("/ask/commit", data={"token": token}, headers={**HX, **headers}).status_code == 200
 
 
-def test_bad_or_expired_stream_link_ends_the_stream_with_a_message(app, client, monkeypatch):
+def test_bad_or_expired_stream_link_ends_the_stream_with_a_message(app, client):
     answerer = scripted(app, DoneEvent(FINAL))
     for url in ("/ask/stream/forged", "/ask/stream/forged?c=x&n=2"):
         response = client.get(url)
         assert response.status_code == 200 and response.mimetype == "text/event-stream"
         [(name, data)] = sse_events(response.get_data(as_text=True))
         assert name == "done" and "answered already, or has expired" in data
-    url = stream_url_from(post_pending(client, "Stale?"))
-    monkeypatch.setattr(chat_answers, "CLAIM_SECONDS", -1)
-    assert "answered already, or has expired" in client.get(url).get_data(as_text=True)
     assert answerer.questions == []
 
 
@@ -210,14 +212,20 @@ def test_unexpected_error_mid_stream_shows_no_internals(app, client, caplog):
     assert "secret internal path" in caplog.text
 
 
-def test_a_client_that_goes_away_stops_the_answer(app, client):
-    answerer = scripted(app, TextEvent("First words"), TextEvent(" never sent"), DoneEvent(FINAL))
-    url = stream_url_from(post_pending(client, "Long one?"))
-    response = client.get(url, buffered=False)
-    first = next(iter(response.response))
-    assert b"First words" in first and not answerer.closed.is_set()
+def test_a_page_that_goes_away_leaves_the_answer_to_finish_and_be_stored(app, client):
+    answerer = scripted(app, TextEvent("First words"), TextEvent(" then more."), DoneEvent(FINAL), hold_at=1)
+    html = post_pending(client, "Long one?")
+    response = client.get(stream_url_from(html), buffered=False)
+    read = b""
+    for chunk in response.response:
+        read += chunk
+        if b"First words" in read:
+            break
     response.close()  # what the WSGI server does when the client disconnects
-    assert answerer.closed.is_set()
+    answerer.release()
+    wait_for(lambda: "<strong>setup</strong>" in client.get(page_url_of(html)).get_data(as_text=True))
+    page = client.get(page_url_of(html)).get_data(as_text=True)
+    assert "exchange-answered" in page and "interrupted" not in page
 
 
 def test_api_query_streams_the_same_events_as_json(app, client):
@@ -272,7 +280,8 @@ def test_the_commit_may_land_on_another_worker(cookie_app, cookie_client, tmp_pa
     assert other_client.post("/ask/commit", data={"token": token}).status_code == 200
     client.set_cookie("session", other_client.get_cookie("session").value)
     assert "Across workers?" in client.get("/").get_data(as_text=True)
-    assert client.post("/ask/commit", data={"token": token}).status_code == 409
+    client.post("/ask/commit", data={"token": token})
+    assert client.get("/").get_data(as_text=True).count("Across workers?</p>") == 1
 
 
 def test_sse_extension_is_vendored_for_the_same_htmx_major_with_its_licence(client):
@@ -311,17 +320,6 @@ def test_text_held_back_by_the_cadence_shows_before_a_new_status(app, client):
     last_text = max(index for index, name in enumerate(names) if is_text(name))
     assert "that up." in events[last_text][1]
     assert names[last_text + 1] == "status"
-
-
-def test_a_question_the_settings_now_refuse_ends_the_stream_with_a_message(app, client, make_app):
-    scripted(app, DoneEvent(FINAL))
-    url = stream_url_from(post_pending(client, "A question far too long now?"))
-    # Another worker, started after MAX_QUESTION_CHARS was lowered, opens the stream.
-    lowered = make_app(MAX_QUESTION_CHARS=10)
-    other = lowered.test_client()
-    other.set_cookie("session", client.get_cookie("session").value)
-    [(name, data)] = sse_events(other.get(url).get_data(as_text=True))
-    assert name == "done" and "up to 10 characters" in data
 
 
 def test_claude_answer_streams_search_status_and_text_over_the_real_sdk(claude_client, fake_claude):

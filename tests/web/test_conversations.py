@@ -12,9 +12,11 @@ from tests.web.support import (
     ask_streamed,
     asked_plain,
     page_url,
+    read_until,
     send_enabled,
     sse_events,
     stream_url_from,
+    wait_for,
 )
 
 FINAL = Answer(markdown="Fixtures give tests **setup**.[^1]", sources=[FIXTURES_SOURCE])
@@ -133,28 +135,45 @@ def test_a_forged_browser_id_opens_nothing(db_app, make_app):
     assert chosen.get(url).status_code == 404
 
 
-def test_reload_mid_answer_keeps_the_question_marked_interrupted(db_app):
-    answerer = scripted(db_app)
+def stored_exchange(client, url: str) -> str:
+    """The last exchange of the conversation page at `url`."""
+    return re.findall(
+        r"<article class=\"exchange.*?</article>", client.get(url).get_data(as_text=True), re.S
+    )[-1]
+
+
+def test_reload_mid_answer_follows_the_answer_to_its_end(db_app):
+    answerer = scripted(
+        db_app, TextEvent("The first half"), TextEvent(" and the rest"), DoneEvent(FINAL), hold_at=1
+    )
     client = db_app.test_client()
     pending = client.post("/ask", data={"question": "Still there after a reload?"}, headers=HX)
     url = pending.headers["HX-Push-Url"]
-    page = client.get(url).get_data(as_text=True)  # reloaded before the stream even opened
-    exchange = re.search(r'<article class="exchange exchange-interrupted".*?</article>', page, re.S).group(0)
-    assert "Still there after a reload?" in exchange and "The answer was interrupted." in exchange
-    assert 'name="question" value="Still there after a reload?"' in exchange and "Ask again" in exchange
-    assert answerer.questions == []
+    page = client.get(url).get_data(as_text=True)  # reloaded before the page's stream even opened
+    exchange = re.search(
+        r'<article class="exchange" id="exchange-1" aria-busy="true".*?</article>', page, re.S
+    )
+    assert exchange and "Still there after a reload?" in exchange.group(0)
+    assert stream_url_from(exchange.group(0)) == stream_url_from(pending.get_data(as_text=True))
+    assert "interrupted" not in page and not send_enabled(page)
+    # The reloaded page's stream replays what was said, then follows the answer to its end.
+    response = client.get(stream_url_from(page), buffered=False)
+    read_until(response, b"The first half")
+    answerer.release()
+    events = sse_events(b"".join(response.response).decode())
+    response.close()
+    assert events[-1][0] == "done" and "<strong>setup</strong>" in events[-1][1]
+    assert "exchange-answered" in stored_exchange(client, url)
+    assert answerer.questions == ["Still there after a reload?"]
 
 
-def test_a_stream_the_browser_left_is_stored_interrupted_with_its_partial_answer(db_app):
+def test_an_answer_nobody_follows_still_finishes_and_is_stored(db_app):
     scripted(db_app, TextEvent("The first half"), TextEvent(" and the rest"), DoneEvent(FINAL))
     client = db_app.test_client()
-    pending = client.post("/ask", data={"question": "Left midway?"}, headers=HX)
-    response = client.get(stream_url_from(pending.get_data(as_text=True)), buffered=False)
-    assert b"The first half" in next(iter(response.response))
-    response.close()  # the page reloaded: the server closes the stream
-    page = client.get(pending.headers["HX-Push-Url"]).get_data(as_text=True)
-    exchange = re.search(r'<article class="exchange exchange-interrupted".*?</article>', page, re.S).group(0)
-    assert "The first half" in exchange and "The answer was interrupted." in exchange
+    pending = client.post("/ask", data={"question": "Left before the first word?"}, headers=HX)
+    url = pending.headers["HX-Push-Url"]
+    wait_for(lambda: "exchange-answered" in stored_exchange(client, url))
+    assert "<strong>setup</strong>" in stored_exchange(client, url)
 
 
 def test_the_list_reopens_renames_and_deletes(db_app):

@@ -8,7 +8,7 @@ import logging
 import pytest
 from prometheus_client import REGISTRY
 
-from tests.web.support import script_answer
+from tests.web.support import HX, script_answer, stream_url_from, wait_for
 
 REQUESTS_LOG = "course_assistant.requests"
 
@@ -92,3 +92,13 @@ def test_metrics_show_request_latency_answers_and_the_index_size(make_app):
         line for line in body.splitlines() if line.startswith('course_assistant_index_size{unit="chunks"}')
     )
     assert float(chunks.split()[-1]) > 0
+
+
+def test_an_answer_made_in_the_background_logs_a_line_under_its_question_s_request_id(client, request_log):
+    with client.post("/ask", data={"question": "What is cosine similarity?"}, headers=HX) as asked:
+        url = stream_url_from(asked.get_data(as_text=True))
+    client.get(url).get_data()  # followed to its end
+    wait_for(lambda: any("answer" in line for line in request_log))
+    [run] = [line for line in request_log if "answer" in line]
+    assert run["request_id"] == asked.headers["X-Request-ID"] and run["answer"] == "answered"
+    assert run["mode"] == "extractive" and run["tool_rounds"] >= 1 and run["duration_ms"] > 0

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from app.assistant.base import Answer, DoneEvent, TextEvent
-from app.web.chat import stream as chat_stream
+from app.web.chat import run as chat_run
 from app.web.chat.live import LiveAnswer, close_fence, split_blocks
 from app.web.markdown import render_answer, render_markdown
 from tests.scripted_answerer import FIXTURES_SOURCE, ScriptedAnswerer, use_answerer
@@ -43,18 +43,18 @@ class Clock:
     def __init__(self, step: float):
         self.now, self.step = 0.0, step
 
-    def monotonic(self) -> float:
+    def __call__(self) -> float:
         """The time, then a step later."""
         self.now += self.step
         return self.now
 
 
-def test_a_6000_character_answer_streams_in_at_most_three_times_its_html(app, client, monkeypatch):
+def test_a_6000_character_answer_streams_in_little_over_three_times_its_html(app, client, monkeypatch):
     text = six_thousand_characters()
     assert 5800 <= len(text) <= 6000
     # 12 characters every 50 ms, about 240 characters a second: a model's pace. The clock is read about once
     # per piece, so the 100 ms cadence updates the page every other piece or so.
-    monkeypatch.setattr(chat_stream, "time", Clock(0.05))
+    monkeypatch.setattr(chat_run, "clock", Clock(0.05))
     answer = Answer(markdown=text, sources=[FIXTURES_SOURCE])
     events = [TextEvent(piece) for piece in pieces(text)]
     use_answerer(app, ScriptedAnswerer([*events, DoneEvent(answer)]))
@@ -66,7 +66,8 @@ def test_a_6000_character_answer_streams_in_at_most_three_times_its_html(app, cl
     html = len(str(render_answer(text, [FIXTURES_SOURCE], "k")).encode())
     ratio = len(body) / html
     print(f"stream {len(body)} bytes, answer HTML {html} bytes, ratio {ratio:.2f}")
-    assert ratio <= 3
+    # Each update carries its event id (a few bytes), so a browser that lost its connection resumes there.
+    assert ratio <= 3.25
     # Many updates reached the page, not one at the end.
     assert len(sse_events(body.decode())) > 100
 

@@ -1,14 +1,14 @@
 """Answer-type matching: what kind of fact a question asks for (a person, a time, a number) and whether a
 sentence holds one. A sentence that holds the asked kind of fact is a likelier answer than one that only
-shares the question's words ("who came up with it?" is answered by the sentence naming someone)."""
+shares the question's words ("who thought of it?" is answered by the sentence naming someone)."""
 
 from __future__ import annotations
 
 import re
 
 from app.assistant.extractive.fitted import fitted
+from app.language.tokens import content_words, stem
 from app.search.models import Passage
-from app.search.names import content_words, stem
 
 PERSON = "person"
 TIME = "time"

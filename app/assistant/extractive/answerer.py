@@ -12,7 +12,6 @@ from typing import NamedTuple
 
 from app.assistant.base import Answer, AnswerEvent, DoneEvent, Exchange
 from app.assistant.extractive.answer_types import asked_type
-from app.assistant.extractive.antecedent import resolved
 from app.assistant.extractive.comparison import about, distinctive, named_lesson, own_subject, without_title
 from app.assistant.extractive.confidence import (
     MIN_CONFIDENCE,
@@ -21,16 +20,14 @@ from app.assistant.extractive.confidence import (
     passage_words,
     side_by_side,
     signals,
-    titled,
     unmentioned,
+    with_titles,
 )
-from app.assistant.extractive.ellipsis import with_subject
 from app.assistant.extractive.fact_near import fact_near_topic
-from app.assistant.extractive.half_pool import half_passages, half_reading, two_things
-from app.assistant.extractive.intent import PRONOUN_RE, QUESTION_WORDS, Plan, understand
-from app.assistant.extractive.meant import meant
+from app.assistant.extractive.half_pool import half_passages, half_reading
+from app.assistant.extractive.intent import PRONOUN_RE, Plan, understand
 from app.assistant.extractive.nearest import nearest_share
-from app.assistant.extractive.quotes import MIN_RELEVANCE, apart, lead, lead_at, more, more_of
+from app.assistant.extractive.quotes import MIN_RELEVANCE, lead, lead_at, more, more_of, second_lead
 from app.assistant.extractive.render import (
     OUTLINE_NOTE,
     SEARCH_NOTE,
@@ -43,11 +40,12 @@ from app.assistant.extractive.render import (
 )
 from app.assistant.extractive.retrieve import course_outline, search, search_query, wider
 from app.assistant.extractive.scoring import Quote, SentenceScorer
-from app.assistant.extractive.spelled import in_full
 from app.assistant.tools import ToolBox, ToolResult
+from app.language.acronyms import spelled_out
+from app.language.lexicon import NO_TOPIC_WORDS
+from app.language.tokens import content_words
 from app.search.embedding.protocol import Embedder
 from app.search.models import CourseRecord, Passage
-from app.search.names import content_words, spelled_out
 
 
 class HalfRead(NamedTuple):
@@ -91,20 +89,11 @@ class ExtractiveAnswerer:
             return reply(OUTLINE_NOTE if plan.outline else SEARCH_NOTE, plan.course_error, [], False)
         if plan.outline:
             return self._outline(plan)
-        answer = self._search(plan)
-        carried = with_subject(plan, history[-1], self.index) if history and not answer.sources else None
-        # A short follow-up whose own words find nothing asks about the previous subject (ellipsis.py).
-        retried = self._search(carried) if carried is not None else answer
-        return retried if retried.sources else answer
+        return self._search(plan)
 
     def _search(self, plan: Plan) -> Answer:
         """A lead of consecutive sentences from the best passage, then more quotes, grouped by lesson."""
         result = self.retrieve(plan)
-        full = in_full(self.index, plan.topic, result.passages) if not result.is_error else {}
-        if full:
-            # An acronym the lessons say only in full is searched, and its sentences quoted, in full too.
-            plan = replace(plan, topic=f"{plan.topic} ({', '.join(full.values())})")
-            result = self.retrieve(plan)
         note = f"{SEARCH_NOTE}\n\n{plan.note}" if plan.note else SEARCH_NOTE
         if result.is_error:
             return reply(note, result.text, [], True)
@@ -124,9 +113,9 @@ class ExtractiveAnswerer:
         # stay (a capitalised word is only a likely name).
         opening = fact + [quote for quote in opening if quote not in fact] if fact else opening
         if not opening and plan.quoted_for != plan.query:
-            # A follow-up's own words found nothing close ("why not cache it across the whole cluster?"): the
-            # sentences are read with the words its pronoun stands for too (their vectors are cached).
-            quotes = self.scorer.quotes(meant(plan.topic, plan.context), passages)
+            # A follow-up's own words found nothing close: its sentences are read with the previous question's
+            # words too (their vectors are cached).
+            quotes = self.scorer.quotes(plan.query, passages)
             opening = lead(quotes, plan.overview, plan.term, floor)
         if not opening and plan.near:
             # Nothing close in the lessons just quoted ("which server should I use?" after an answer from
@@ -138,7 +127,7 @@ class ExtractiveAnswerer:
         return reply(note, body, sources, True).model_copy(update={"confidence": measured.confidence})
 
     def _fact_about_context(self, plan: Plan, quotes: list[Quote]) -> list[Quote]:
-        """For a fact asked about what a pronoun stands for ("who came up with it?"), the lead at the
+        """For a fact asked about what a pronoun stands for ("who thought of it?"), the lead at the
         sentence of that kind said just after the topic is named; empty for any other question."""
         kind = asked_type(plan.topic)
         if kind is None or not plan.context or not PRONOUN_RE.search(plan.topic):
@@ -166,14 +155,14 @@ class ExtractiveAnswerer:
     def _holds_own_words(self, plan: Plan, passages: list[Passage]) -> bool:
         """True when the first passage holds the follow-up's own words (weighed as for a decline), or it
         has none ("and lesson 4?")."""
-        own = content_words(plan.topic, QUESTION_WORDS)
+        own = content_words(plan.topic, NO_TOPIC_WORDS)
         measured = signals(plan.topic, own, passages, self.index.rarity, self.meaning)
         return not own or measured.confidence >= MIN_CONFIDENCE
 
     def _own_words_around(self, plan: Plan, passages: list[Passage]) -> float:
         """The rarity-weighted share of the follow-up's own words that the passages found hold between them:
         a lesson whose passages say more of its words ("effort", "level", "too") is the one it asks about."""
-        own = list(dict.fromkeys(content_words(plan.topic, QUESTION_WORDS)))
+        own = list(dict.fromkeys(content_words(plan.topic, NO_TOPIC_WORDS)))
         rare = self.index.rarity(own)
         total = sum(rare.get(word, 0.0) for word in own)
         if total <= 0:
@@ -183,7 +172,7 @@ class ExtractiveAnswerer:
 
     def signals(self, plan: Plan, passages: list[Passage]) -> Signals:
         """How sure the passages found make an answer that the library covers the plan's topic."""
-        words = content_words(plan.query, QUESTION_WORDS)
+        words = content_words(plan.query, NO_TOPIC_WORDS)
         # A two-letter term no course writes is likely a student's short form of a word the courses spell out
         # ("db" for database), not a subject they lack: it does not count against the passages.
         short = [word for word in words if len(word) == 2]
@@ -198,7 +187,7 @@ class ExtractiveAnswerer:
             lambda name: self.index.corrected(name, names=True),
             lambda terms: self.index.held(terms, course),
             self.index.courses(),
-            lambda run: side_by_side(run, [titled(passage) for passage in passages]),
+            lambda run: side_by_side(run, [with_titles(passage) for passage in passages]),
         )
         # An acronym the search was given in full ("VAE (variational auto encoder)") is said.
         missing = tuple(name for name in missing if spelled_out(name, plan.query) is None)
@@ -216,7 +205,7 @@ class ExtractiveAnswerer:
         halves = (read[0].half, read[1].half)
         confidence = min(self.signals(one.half, one.passages).confidence for one in read)
         picked = [(one.quotes, one.lead) for one in read]
-        second = apart(*picked[1], picked[0][1], distinctive(halves[1].topic, halves[0].topic))
+        second = second_lead(*picked[1], picked[0][1], distinctive(halves[1].topic, halves[0].topic))
         if second is None:  # the halves find one thing (“fixtures and fixture setup”): one answer
             return None
         notes = list(dict.fromkeys(half.note for half in halves if half.note))
@@ -244,7 +233,6 @@ class ExtractiveAnswerer:
         shared = None if plan.course_error else whole
         read: list[HalfRead] = []
         places = [self._place(half, other, shared, plan) for half, other in (halves, halves[::-1])]
-        wide = two_things((halves[0].topic, halves[1].topic), (places[0][:2], places[1][:2]))
         for (half, other), (course, lesson, query), (taken, owned, _) in zip(
             (halves, halves[::-1]), places, places[::-1], strict=True
         ):
@@ -253,7 +241,7 @@ class ExtractiveAnswerer:
             query = f"{query} {other.topic}" if PRONOUN_RE.search(topic) else query
             result = search(self.toolbox, query, course, lesson)
             passages = half_passages(
-                self.index, query, course, lesson, [] if result.is_error else result.passages, wide
+                self.index, query, course, lesson, [] if result.is_error else result.passages
             )
             if lesson is None and owned is not None and taken is not None:
                 # The lesson the other half names is that half's: this half is about something else.
@@ -264,9 +252,8 @@ class ExtractiveAnswerer:
                 # both halves share ("trades recall for speed").
                 own, theirs = own_subject(topic, other.topic), own_subject(other.topic, topic)
                 passages = [p for p in passages if about(own, theirs, passage_words(p))] or passages
-            # Its sentences are read for what its pronoun stands for ("how is it invalidated": caching).
-            reading = half_reading(passages, wide)
-            quotes = self.scorer.quotes(resolved(topic, other.topic), passages, reading) if passages else []
+            reading = half_reading(passages)
+            quotes = self.scorer.quotes(topic, passages, reading) if passages else []
             found = lead(quotes, False, floor=0.0 if lesson is not None else MIN_RELEVANCE)
             read.append(HalfRead(half, passages, quotes, found))
             if not found:

@@ -14,15 +14,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import keyword_share
 from app.assistant.extractive.referents import closer, overlap, stand_ins
 from app.assistant.extractive.replies import MAX_BETWEEN, replied
 from app.assistant.extractive.sentences import is_question
 from app.courses.chunking import split_sentences
+from app.language.lexicon import NO_TOPIC_WORDS
+from app.language.tokens import content_words
 from app.search.embedding.kept import KeptVectors
 from app.search.models import Passage
-from app.search.names import content_words
 
 Place = tuple[str, int, int]
 # A candidate sentence: its passage, its position there, and the sentence.
@@ -103,7 +103,7 @@ def inherited(
     asked = list(keys.values())
     if not asked:
         return {}
-    keywords = set(content_words(topic, QUESTION_WORDS))
+    keywords = set(content_words(topic, NO_TOPIC_WORDS))
     cosines = [float(np.dot(query, vector)) for vector in vectors.get([question[2] for question in asked])]
     meant = stand_ins(asked, topic)
     resolved = closer(query, meant, vectors)

@@ -1,15 +1,15 @@
 """Tell the two halves of a comparison apart.
 
-The split itself (`split_comparison`) lives in `app.search.split`, and the lesson a half names ("the
-Pasteur lecture", `named_lesson`) in `app.search.titled`: search uses both too.
+The split itself is `comparison_split.split_comparison`, and the lesson a half names ("the Pasteur lecture")
+`lesson_titles.named_lesson`.
 """
 
 from __future__ import annotations
 
-from app.search.names import content_words
-from app.search.split import CUE_RE, split_comparison
-from app.search.titled import distinctive, named_lesson, without_title
-from app.search.wording import COURSE_RE, PUNCTUATION
+from app.assistant.extractive.comparison_split import CUE_RE, split_comparison
+from app.assistant.extractive.lesson_titles import distinctive, named_lesson, without_title
+from app.language.lexicon import COURSE_RE, PUNCTUATION
+from app.language.tokens import content_words
 
 __all__ = [
     "COURSE_RE",

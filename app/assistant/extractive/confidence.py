@@ -26,14 +26,11 @@ from functools import lru_cache
 import numpy as np
 
 from app.assistant.extractive.fitted import fitted
-from app.assistant.extractive.intent import QUESTION_WORDS
-from app.search.apart import words_said_apart
-from app.search.embedding.protocol import Embedder
-from app.search.models import Outline, Passage
-from app.search.names import (
+from app.language.acronyms import acronym_matches
+from app.language.lexicon import NO_TOPIC_WORDS
+from app.language.tokens import (
     CHAIN_RE,
     HYPHENATED_RE,
-    acronym_matches,
     compound,
     compound_parts,
     silent_e,
@@ -41,6 +38,9 @@ from app.search.names import (
     tokens,
     word_stems,
 )
+from app.language.two_words import words_said_apart
+from app.search.embedding.protocol import Embedder
+from app.search.models import Outline, Passage
 
 # Below this confidence the answer declines (fitted by `python -m bench.fit`).
 MIN_CONFIDENCE = fitted("MIN_CONFIDENCE")
@@ -59,7 +59,7 @@ COURSE_PARTS = frozenset(
     }
 )  # fmt: skip
 # Capitalised words that are never a name: how a question asks, and the parts of a course.
-NOT_NAMES = QUESTION_WORDS | COURSE_PARTS
+NOT_NAMES = NO_TOPIC_WORDS | COURSE_PARTS
 # Words that open a question as a request or point at what follows, not as part of a name ("Compare HNSW
 # and IVF", "Both Pasteur and Koch").
 ASKING = frozenset(
@@ -268,7 +268,7 @@ def coverage(words: list[str], weights: dict[str, float], held: set[str]) -> flo
     return sum(weights.get(word, 0.0) for word in words if word in held) / total
 
 
-def titled(passage: Passage) -> str:
+def with_titles(passage: Passage) -> str:
     """A passage's text after its course and lesson titles, as sentences."""
     return f"{passage.course_title}. {passage.lesson_title or ''}. {passage.text}"
 
@@ -277,7 +277,7 @@ def said_by(passage: Passage, text: str) -> set[str]:
     """The passage's words, with each compound of the question `text` whose two words it says side by side
     ("top-k" is said by "the top k chunks": a compound is written apart as often as joined)."""
     held = passage_words(passage)
-    compounds = written_together(text, titled(passage))
+    compounds = written_together(text, with_titles(passage))
     # A word the passage says as two ("mini batch" for "minibatch"): transcripts write compounds apart.
     unheld = [word for word in tokens(text) if stem(word) not in held]
     apart = {stem(word) for word in words_said_apart(unheld, passage.text)}

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from app.assistant.extractive.intent import MAX_TERM_WORDS, QUESTION_WORDS
-from app.search.names import STOPWORDS, compounds, content_words, stem
+from app.assistant.extractive.intent import MAX_TERM_WORDS
+from app.language.lexicon import NO_TOPIC_WORDS, STOPWORDS
+from app.language.tokens import compounds, content_words, stem
 
 # Stemmed, as the sentence's words are compared: "stands for", "means", "refers to", "describes".
 DEFINING_VERBS = frozenset({"is", "are", "stand", "mean", "refer", "describe"})
@@ -143,5 +144,5 @@ def subject(topic: str) -> list[str] | None:
     ("How does HNSW work?"), in order; None for a question about something ("How do fixtures share …")."""
     # A compound counts once, as written ("cross-encoder": "cross", "encoder", not "crossencoder" too).
     joined = {stem(word) for word in compounds(topic)}
-    words = [word for word in dict.fromkeys(content_words(topic, QUESTION_WORDS)) if word not in joined]
+    words = [word for word in dict.fromkeys(content_words(topic, NO_TOPIC_WORDS)) if word not in joined]
     return words if 0 < len(words) <= MAX_TERM_WORDS else None

@@ -1,4 +1,4 @@
-"""A fact asked about what a follow-up points back to ("who came up with it?", "when was it built?"): the
+"""A fact asked about what a follow-up points back to ("who thought of it?", "when was it built?"): the
 sentence holding a person, a time or a number that is said just after the lecturer names that topic.
 
 The sentence that answers such a question shares nothing with it ("It was dreamt up by Marlowe." after
@@ -14,7 +14,7 @@ from app.assistant.extractive.definitions import defines
 from app.assistant.extractive.referents import said_before
 from app.assistant.extractive.scoring import Quote, SentenceScorer
 from app.assistant.extractive.sentences import is_filler
-from app.search.names import content_words
+from app.language.tokens import content_words
 
 # How many sentences after the topic's naming sentence its fact may be said: what comes before a topic is
 # named belongs to the one before it.

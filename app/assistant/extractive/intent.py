@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING
 
 from app.assistant.base import Exchange
 from app.assistant.extractive.comparison import CUE_RE, split_comparison
-from app.assistant.extractive.half_topics import shared_topics
+from app.assistant.extractive.lesson_titles import lesson_by_title_word
 from app.assistant.extractive.naming import LESSON_RE, find_course, lesson_number
-from app.assistant.extractive.pointing import points_back
-from app.assistant.extractive.symbols import asks_symbol_of
 from app.errors import CourseNotFound
+from app.language.lexicon import NO_TOPIC_WORDS, STOPWORDS
+from app.language.tokens import CHAIN_RE, content_words, stem, tokens
 from app.search.models import CourseRecord
-from app.search.names import CHAIN_RE, STOPWORDS, content_words, stem, tokens, word_stems
-from app.search.titled import lesson_by_title_word
 
 if TYPE_CHECKING:
     from app.search.index import CourseIndex
@@ -58,31 +56,17 @@ FOLLOW_UP_RE = re.compile(
 # A short question that points at what was just said ("why is that?", "explain it").
 POINTING_RE = re.compile(r"\b(?:that|this|it|those|these)\b", re.IGNORECASE)
 SHORT_QUESTION_WORDS = 6
-# Pronouns that stand for what the previous exchange was about ("who came up with it?", "too low there").
+# Pronouns that stand for what the previous exchange was about ("who thought of it?", "is it cheap there?").
 # "there" only closing the question: "is there a lesson on X" points nowhere.
 PRONOUN_RE = re.compile(
     r"\b(?:it|its|they|them|their|those|these|he|she|him|his|her)\b|\bthere\s*[?.!]*\s*$", re.IGNORECASE
 )
-# The pronoun a follow-up comparison puts for what the previous question asked about ("how does it differ").
-SUBJECT_RE = re.compile(r"\b(?:it|this|that|they|them)\b", re.IGNORECASE)
-# Words that point at the things just compared ("which one uses less memory?", "when should I use each?"),
-# in a short question: a longer one names what it compares itself.
-REFERENT_RE = re.compile(r"\b(?:which\s+(?:one|ones)|each|both|either|neither)\b", re.IGNORECASE)
 # A question asked after another with at most this many words of its own carries on from it.
 FEW_WORDS = 2
 # Words that ask for more of what was just said rather than name a topic: "can you give an example?".
 REQUEST_WORDS = frozenset(
     {"give", "show", "example", "examples", "instance", "another", "more", "detail", "details", "reason"}
 )
-# A question whose own words the previous answer said at least this share of (by rarity) is about it.
-ABOUT_ANSWER = 0.5
-NEXT_RE = re.compile(r"\b(?:next|following)\s+(?:one|lesson)\b", re.IGNORECASE)
-AGAIN_RE = re.compile(
-    r"\b(?:simpler|more simply|simply|in simpler terms|more detail|elaborate|explain (?:that|this|it))\b",
-    re.IGNORECASE,
-)
-# Politeness and filler that name nothing: "outline of the pottery course pls".
-FILLER_RE = re.compile(r"\b(?:pls|plz|please|thx|thanks|thank\s+you)\b[.!]?", re.IGNORECASE)
 # "What is X" questions: the term X, which a defining sentence ("X is …") then answers best.
 DEFINITION_QUESTION_RE = re.compile(
     r"^\s*(?:what\s+(?:is|are)|what's|whats|define|definition\s+of|meaning\s+of)\s+(?:an?\s+|the\s+)?(.+?)[\s?.!]*$",
@@ -90,17 +74,6 @@ DEFINITION_QUESTION_RE = re.compile(
 )
 # A term of more words than this is a question about something, not a name to define.
 MAX_TERM_WORDS = 4
-# Words of a question that ask rather than say what about: a question left with none of its other words
-# asks for an overview ("What does lesson 6 of the pottery course cover?").
-QUESTION_WORDS = STOPWORDS | frozenset(
-    {
-        "say", "says", "said", "tell", "explain", "explains", "cover", "covers", "covered", "teach",
-        "teaches", "taught", "learn", "summarise", "summarize", "summary", "describe", "discuss", "talk",
-        "did", "was", "were", "will", "there", "main", "key", "point", "topic", "instructor", "overview",
-        "work", "works", "use", "used", "mean", "means", "best", "good", "get",
-        "whats", "hows", "wheres", "whos", "whens", "whys",  # contractions written without the apostrophe
-    }
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -119,9 +92,6 @@ class Plan:
     context: str = ""  # a follow-up's words of the previous question (what "it" or "there" stands for)
     # The lessons the previous answer quoted, in its order: where a follow-up looks first.
     near: tuple[int, ...] = ()
-    # True for a follow-up about what the previous answer said (not pointing back by a pronoun): its
-    # sentences are read with the carried topic too ("k … set to" is the one of reciprocal rank fusion).
-    about_answer: bool = False
 
     @property
     def query(self) -> str:
@@ -133,15 +103,19 @@ class Plan:
         """What the quoted sentences must answer: the topic, unless it has no word of its own. The words a
         follow-up stands on would pull the sentences back to the previous question ("what are its walls
         built from?" would quote what a yurt is)."""
-        return (
-            self.topic if content_words(self.topic, QUESTION_WORDS) and not self.about_answer else self.query
-        )
+        return self.topic if content_words(self.topic, NO_TOPIC_WORDS) else self.query
 
     @property
     def overview(self) -> bool:
         """True when the question says nothing beyond asking, and carries no topic on from the previous one
         ("why?" does): it wants a lesson's or course's gist."""
-        return not content_words(self.query, QUESTION_WORDS)
+        return not content_words(self.query, NO_TOPIC_WORDS)
+
+    @property
+    def names_only(self) -> bool:
+        """True for a plan that names a course or lesson and asks nothing of its own."""
+        named = self.course is not None or self.lesson is not None
+        return self.overview and not self.course_error and named
 
     @property
     def term(self) -> list[str] | None:
@@ -157,23 +131,6 @@ def understand(question: str, index: CourseIndex, previous: Exchange | None = No
     if plan.outline:
         return plan
     halves = _halves(split_comparison(question), index)
-    if halves is None and previous is not None:
-        # "how does it differ from IVF?": "it" is what the previous question asked about, searched where
-        # that answer was found; the thing named searches every course unless the question names one.
-        stands_for = carried_words([], plan_of(previous.question, index).topic)
-        resolved = SUBJECT_RE.sub(stands_for, question, count=1) if stands_for else question
-        halves = _halves(split_comparison(resolved), index) if resolved != question else None
-        if halves is not None and plan.course is not None:
-            halves = tuple(
-                replace(half, course=plan.course) if stands_for in part and half.course is None else half
-                for part, half in zip(split_comparison(resolved) or (), halves, strict=True)
-            )
-    earlier = split_comparison(previous.question) if halves is None and previous is not None else None
-    if earlier and _points_at_both(question):
-        # "which one is faster?" after a comparison asks it of the same two things.
-        halves = _halves(
-            (f"{earlier[0].rstrip('?')}: {question}", f"{earlier[1].rstrip('?')}: {question}"), index
-        )
     return replace(plan, halves=(halves[0], halves[1])) if halves is not None else plan
 
 
@@ -182,13 +139,17 @@ def _halves(parts: tuple[str, str] | None, index: CourseIndex) -> tuple[Plan, ..
     course that exists, or has no topic, is no comparison: the question is answered as one."""
     if not parts:
         return None
-    halves = shared_topics(tuple(plan_of(CUE_RE.sub(" ", part), index) for part in parts))
+    planned = [plan_of(CUE_RE.sub(" ", part), index) for part in parts]
+    # A half that only names where to look ("… vs what the other course says") asks the other's topic there.
+    halves = tuple(
+        replace(half, topic=other.topic) if half.names_only and not other.overview else half
+        for half, other in zip(planned, planned[::-1], strict=True)
+    )
     return None if any(half.course_error or half.overview for half in halves) else halves
 
 
 def plan_of(question: str, index: CourseIndex) -> Plan:
     """Decide the tool, course, lesson and topic from the question alone."""
-    question = FILLER_RE.sub(" ", question).strip() or question
     ref = find_course(question, index)
     topic = _without(question, ref.named_by, ref.at)
     course, lesson = ref.course, lesson_number(question)
@@ -218,10 +179,9 @@ def plan_of(question: str, index: CourseIndex) -> Plan:
 def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex) -> Plan:
     """The plan carried on from the previous exchange, for a question that refers back to it.
 
-    "And lesson 4?" keeps the course; "and the testing course?" asks the previous question of that course;
-    "how about the next one?" moves to the following lesson; "explain that more simply" asks the previous
-    question again within its lesson. A question that points back ("who came up with it?", "why is it too
-    low there?"), has no word of its own, or only asks for more ("can you give an example?") is also
+    "And lesson 4?" keeps the course; "and the pottery course?" asks the previous question of that course.
+    A question that points back by a pronoun ("who thought of it?"), has no word of its own, or only asks
+    for more ("can you give an example?") is also
     searched with the previous question's words (conversational query expansion); every follow-up,
     including one with few words of its own ("and projection?"), keeps the previous course unless it names
     another, and looks first in the lessons the previous answer quoted (`near`), as a person would.
@@ -237,16 +197,12 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         if earlier.outline:
             return replace(plan, outline=True, ask=earlier.ask, instructor=earlier.instructor)
         return replace(plan, context=carried_words([], earlier.topic))
-    own = content_words(plan.topic, QUESTION_WORDS)
-    # "what's the usual k?" asks about the symbol the answer used ("k commonly set to 60").
-    about_answer = _about_answer(own, previous.answer, index) or asks_symbol_of(question, previous.answer)
-    if not (about_answer or refers_back(question)):
+    own = content_words(plan.topic, NO_TOPIC_WORDS)
+    if not refers_back(question):
         return plan
-    asks_more = not content_words(plan.topic, QUESTION_WORDS | REQUEST_WORDS)
-    if PRONOUN_RE.search(question) or asks_more or about_answer or _points_at_both(question):
-        context = carried_words(own, plan_of(previous.question, index).topic)
-        pointing = PRONOUN_RE.search(question) or points_back(question, previous.answer)
-        plan = replace(plan, context=context, about_answer=about_answer and not pointing)
+    asks_more = not content_words(plan.topic, NO_TOPIC_WORDS | REQUEST_WORDS)
+    if PRONOUN_RE.search(question) or asks_more:
+        plan = replace(plan, context=carried_words(own, plan_of(previous.question, index).topic))
     cited = next((source for source in previous.sources if source.course_title), None)
     if cited is None or (_courses_cited(previous) > 1 and split_comparison(previous.question)):
         return plan  # a comparison answered from two courses: its follow-up spans both
@@ -254,33 +210,11 @@ def follow_up(plan: Plan, question: str, previous: Exchange, index: CourseIndex)
         course = index.resolve_course(cited.course_title)
     except CourseNotFound:  # the course went since the previous answer
         return plan
-    lesson, topic = plan.lesson, plan.topic
-    if lesson is None and NEXT_RE.search(question) and cited.lesson_number is not None:
-        lesson = cited.lesson_number + 1
-        topic = ""  # "the next one" is no topic: an overview of that lesson
-        plan = replace(plan, context="")
-    elif lesson is None and AGAIN_RE.search(question):
-        lesson = cited.lesson_number
-        topic = _without(previous.question, "")
+    lesson = plan.lesson
     if lesson is not None and lesson not in {each.number for each in course.lessons}:
         lesson = None  # past the last lesson: the whole course rather than an error
     near = _cited_lessons(previous, course.title) if lesson is None else ()
-    titled = _titled_lesson(own, course) if lesson is None and len(own) <= FEW_WORDS else None
-    # "and Pasteur?" after a question on Koch: the lesson its word titles, not Koch's that mentions him.
-    near = (titled,) if titled is not None else near
-    return replace(plan, course=course, note=None, lesson=lesson, topic=topic, near=near)
-
-
-def _titled_lesson(own: list[str], course: CourseRecord) -> int | None:
-    """The lesson of a course whose title holds most of a short follow-up's own words ("reinforcement
-    learning": "Deep Reinforcement Learning", not every "Deep Learning" title), or None for a tie or none."""
-    held = {
-        lesson.number: len(set(own) & set(content_words(lesson.title, QUESTION_WORDS)))
-        for lesson in course.lessons
-    }
-    most = max(held.values(), default=0)
-    best = [number for number, count in held.items() if count == most]
-    return best[0] if most > 0 and len(best) == 1 else None
+    return replace(plan, course=course, note=None, lesson=lesson, near=near)
 
 
 def _courses_cited(previous: Exchange) -> int:
@@ -294,32 +228,14 @@ def _cited_lessons(previous: Exchange, course_title: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(number for number in cited if number is not None))
 
 
-def _about_answer(own: list[str], answer: str, index: CourseIndex) -> bool:
-    """True when the previous answer said most of a question's own words, weighed by rarity: "what value is
-    n usually set to?" after an answer saying "n commonly set to 8" asks about that answer."""
-    stems = list(dict.fromkeys(stem(word) for word in own))
-    if not stems:
-        return False
-    said = word_stems(answer)
-    rare = index.rarity(stems)
-    total = sum(rare.get(word, 0.0) for word in stems)
-    return total > 0 and sum(rare.get(word, 0.0) for word in stems if word in said) >= ABOUT_ANSWER * total
-
-
 def refers_back(question: str) -> bool:
     """True when a question asked after another carries on from it rather than starting afresh."""
     pointing = POINTING_RE.search(question) and len(question.split()) <= SHORT_QUESTION_WORDS
-    own = content_words(LESSON_RE.sub(" ", question), QUESTION_WORDS)
+    own = content_words(LESSON_RE.sub(" ", question), NO_TOPIC_WORDS)
     return (
         bool(FOLLOW_UP_RE.search(question) or pointing or PRONOUN_RE.search(question))
         or len(own) <= FEW_WORDS
-        or _points_at_both(question)
     )
-
-
-def _points_at_both(question: str) -> bool:
-    """True for a short question about the things just compared ("which one is faster?")."""
-    return bool(REFERENT_RE.search(question)) and len(question.split()) <= SHORT_QUESTION_WORDS
 
 
 def carried_words(own: list[str], earlier: str) -> str:
@@ -327,7 +243,7 @@ def carried_words(own: list[str], earlier: str) -> str:
     added = [
         word
         for word in CHAIN_RE.findall(earlier)  # "hx-target" whole: its short half alone says little
-        if word.lower() not in QUESTION_WORDS and len(word) > 2 and stem(word) not in own
+        if word.lower() not in NO_TOPIC_WORDS and len(word) > 2 and stem(word) not in own
     ]
     return " ".join(dict.fromkeys(added))
 

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.errors import CourseNotFound
+from app.language.lexicon import STOPWORDS
+from app.language.tokens import TOKEN_RE, content_words, stem, tokens
 from app.search.models import CourseRecord
-from app.search.names import STOPWORDS, TOKEN_RE, content_words, stem, tokens
 
 if TYPE_CHECKING:
     from app.search.index import CourseIndex

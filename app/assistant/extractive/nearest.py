@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from app.assistant.extractive.confidence import signals
+from app.language.tokens import compound_parts, silent_e
 from app.search.models import Passage
-from app.search.names import compound_parts, silent_e
 
 
 class Library(Protocol):

@@ -5,12 +5,12 @@ passages."""
 from __future__ import annotations
 
 from app.assistant.extractive.definitions import definitions, describes
-from app.assistant.extractive.onward import next_chunk
+from app.assistant.extractive.next_chunk import next_chunk
 from app.assistant.extractive.replies import answers
 from app.assistant.extractive.scoring import LEAD_SENTENCES, Quote
 from app.assistant.extractive.sentences import announces, calls_on, continues, is_filler, repeats
+from app.language.tokens import content_words, tokens
 from app.search.models import Passage
-from app.search.names import content_words, tokens
 
 # The lead: LEAD_SENTENCES consecutive sentences of the best passage (scoring.py), so the answer reads as
 # an explanation rather than a keyword hit. Then up to MAX_MORE further sentences from the other relevant
@@ -137,7 +137,9 @@ def more_of(quotes: list[Quote], lead: list[Quote], limit: int = MAX_MORE_HALF) 
     return chosen + sorted(saying, key=lambda quote: quote.score, reverse=True)[: limit - len(chosen)]
 
 
-def apart(quotes: list[Quote], second: list[Quote], first: list[Quote], own: set[str]) -> list[Quote] | None:
+def second_lead(
+    quotes: list[Quote], second: list[Quote], first: list[Quote], own: set[str]
+) -> list[Quote] | None:
     """The second half of a comparison's lead, apart from the first half's; None when there is none.
 
     When both halves lead with the same sentences (their shared words outweighed what tells them apart),
@@ -216,7 +218,7 @@ def _own(quotes: list[Quote], passage: Passage) -> list[Quote]:
 def _window(quotes: list[Quote], anchor: Quote) -> list[Quote]:
     """The anchor and what follows it, LEAD_SENTENCES of its passage (what comes before it only at the
     passage's end, and never a question, the lecturer's question is not the answer, nor what says nothing:
-    "Yeah, the guy in blue. Um." before a student's reply)."""
+    "Yes, the woman at the front. Um." before a student's reply)."""
     own = _own(quotes, anchor.passage)
     at = own.index(anchor)
     ahead = own[at:] + next_chunk(quotes, anchor.passage) if len(own) - at < LEAD_SENTENCES else []

@@ -14,12 +14,12 @@ import re
 
 import numpy as np
 
-from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.sentences import FILLER_STOPWORDS
 from app.courses.chunking import split_sentences
+from app.language.lexicon import NO_TOPIC_WORDS
+from app.language.tokens import CHAIN_RE, content_words, stem, tokens
 from app.search.embedding.kept import KeptVectors
 from app.search.models import Passage
-from app.search.names import CHAIN_RE, content_words, stem, tokens
 
 # How many sentences back the pronoun's subject may be named: a person is talked about for longer; "it" and
 # "they" only one sentence ("Here are facts about ovens. There are many kinds. So it's a hot place." means
@@ -74,7 +74,7 @@ def _keywords(topic: str) -> set[str]:
     verbs = {stem(word) for before, word in zip(words, words[1:], strict=False) if before.lower() in DOERS}
     return {
         word
-        for word in content_words(topic, QUESTION_WORDS)
+        for word in content_words(topic, NO_TOPIC_WORDS)
         if word not in filler and word not in verbs and word.isalpha()
     }
 

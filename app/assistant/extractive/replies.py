@@ -11,7 +11,7 @@ from typing import Protocol, TypeVar
 
 from app.assistant.extractive.fitted import fitted
 from app.assistant.extractive.sentences import FILLER_STOPWORDS, acknowledges, announces, calls_on, is_filler
-from app.search.names import content_words, tokens
+from app.language.tokens import content_words, tokens
 
 # A sentence shorter than this answers only when it shares the topic's words or replies to a question.
 MIN_WORDS = 4

@@ -17,16 +17,16 @@ from app.assistant.extractive.asked_before import Candidate, Fetch, chunks_befor
 from app.assistant.extractive.budget import MAX_EMBEDDED, worth_reading
 from app.assistant.extractive.definitions import definitions, subject
 from app.assistant.extractive.fitted import fitted
-from app.assistant.extractive.intent import QUESTION_WORDS
 from app.assistant.extractive.keywords import keyword_share, said_share
 from app.assistant.extractive.referents import closer, stand_ins
 from app.assistant.extractive.replies import INHERIT_GAP
 from app.assistant.extractive.sentences import is_filler, is_question
 from app.courses.chunking import split_sentences
+from app.language.lexicon import NO_TOPIC_WORDS
+from app.language.tokens import content_words
 from app.search.embedding.kept import KeptVectors
 from app.search.embedding.protocol import Embedder
 from app.search.models import Passage
-from app.search.names import content_words
 
 # Sentences whose vectors are kept between questions (about 8 MB).
 SENTENCE_CACHE_SIZE = 5000
@@ -91,7 +91,7 @@ class SentenceScorer:
         candidates = _unique_sentences(passages)
         if not candidates:
             return []
-        keywords = set(content_words(topic, QUESTION_WORDS))
+        keywords = set(content_words(topic, NO_TOPIC_WORDS))
         shares = [keyword_share(keywords, topic, passage, sentence) for passage, _, sentence in candidates]
         about = subject(topic)
         defining = definitions([sentence for _, _, sentence in candidates], about)

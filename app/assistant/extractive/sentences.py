@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from app.search.names import STOPWORDS, content_words, tokens
+from app.language.lexicon import STOPWORDS
+from app.language.tokens import content_words, tokens
 
 # A closing tag turns a statement into a question in form only ("He burned his ships, right?").
 TAG_RE = re.compile(
@@ -36,7 +37,7 @@ MAX_ASKING_WORDS = 20
 # whose question word opens its subject ("What do you do is you measure …").
 SUGGESTION_RE = re.compile(r"\bwhy\s+(?:don't|not)\s+(?:we|i|you)\b", re.IGNORECASE)
 CLEFT_RE = re.compile(r"\b(?:is|was)\s+(?:you|we|i|they|he|she|that)\b", re.IGNORECASE)
-# The lecturer handing the word to a student ("Yeah, the guy in blue.", "Yes, you at the back."): a short
+# The lecturer handing the word to a student ("Yes, the woman at the front.", "You at the back."): a short
 # sentence that points at someone says nothing of the subject; the student's reply follows it.
 CALL_RE = re.compile(
     r"\b(?:(?:the|this|that)\s+(?:guy|gentleman|lady|woman|man|fellow|student|person)|you)"
@@ -112,7 +113,7 @@ def acknowledges(sentence: str) -> bool:
 
 
 def calls_on(sentence: str) -> bool:
-    """True when the sentence is the lecturer handing the word to a student ("Yeah, the guy in blue.")."""
+    """True when the sentence is the lecturer handing the word to a student ("You at the back.")."""
     return len(tokens(sentence)) <= MAX_CALL_WORDS and bool(CALL_RE.search(sentence))
 
 

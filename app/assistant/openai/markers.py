@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from app.assistant.base import Source
 from app.assistant.citations import CitedAnswer, marker, outside_code
 from app.courses.chunking import split_sentences
+from app.language.tokens import content_words
 from app.search.models import Passage
-from app.search.names import content_words
 
 # Markers in a row (`[2]`, `[^2]`, `[1, 3]`), with the spaces before them; not escaped, not a link's text.
 MARKER_RUN = re.compile(r"(?<!\\)(?:[ \t]*\[\^?\d{1,3}(?:[ \t]*,[ \t]*\^?\d{1,3})*\](?!\())+")

@@ -27,10 +27,12 @@ from app.search.embedding.layout import (
     MANIFEST,
     MODEL_FILE,
     TOKENIZER_FILE,
+    WEIGHTS_FILE,
     cache_dir_for,
     export_folder,
     is_exported,
     resolve_model_path,
+    weights_apart,
 )
 
 # The exporter's opset; onnxruntime runs every opset up to its own.
@@ -90,6 +92,7 @@ def export(model_path: str, folder: Path) -> Path:
                 dynamo=False,
             )
         quantize(staging / FLOAT_MODEL_FILE, staging / MODEL_FILE)
+        separate_weights(staging / MODEL_FILE)
         tokenizer.backend_tokenizer.save(str(staging / TOKENIZER_FILE))
         manifest = {
             "model": model_path,
@@ -132,6 +135,31 @@ def quantize(source: Path, target: Path) -> None:
         root.setLevel(level)
 
 
+def separate_weights(graph: Path) -> None:
+    """Move `graph`'s weights into WEIGHTS_FILE beside it, in place: the same graph, the same vectors.
+
+    The weights file is replaced first and the graph last, so a process loading the export meanwhile reads
+    either the old graph with its weights inline or the new one with its weights beside it.
+    """
+    import onnx
+
+    model = onnx.load(str(graph))
+    staging = Path(tempfile.mkdtemp(prefix=".weights.", dir=graph.parent))
+    try:
+        onnx.save_model(
+            model,
+            str(staging / graph.name),
+            save_as_external_data=True,
+            all_tensors_to_one_file=True,
+            location=WEIGHTS_FILE,
+        )
+        (staging / WEIGHTS_FILE).chmod(graph.stat().st_mode & 0o777)  # readable by whoever reads the graph
+        os.replace(staging / WEIGHTS_FILE, graph.parent / WEIGHTS_FILE)
+        os.replace(staging / graph.name, graph)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def main() -> None:
     """Export EMBEDDING_MODEL (or the argument, or the packaged default) into EMBEDDING_CACHE_DIR."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -140,11 +168,14 @@ def main() -> None:
     name = sys.argv[1] if len(sys.argv) > 1 else settings.embedding_model
     model_path = resolve_model_path(name)
     folder = export_folder(model_path, cache_dir_for(settings.embedding_cache_dir))
-    if is_exported(folder):
+    if not is_exported(folder):
+        export(model_path, folder)
+        print(f"Exported {model_path} to {folder}")
+    elif not weights_apart(folder):  # an export made before the weights were kept apart
+        separate_weights(folder / MODEL_FILE)
+        print(f"ONNX export in {folder}: its weights moved into {WEIGHTS_FILE}")
+    else:
         print(f"ONNX export already in {folder}")
-        return
-    export(model_path, folder)
-    print(f"Exported {model_path} to {folder}")
 
 
 if __name__ == "__main__":

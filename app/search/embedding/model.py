@@ -23,6 +23,7 @@ from app.search.embedding.layout import (
     export_folder,
     is_exported,
     resolve_model_path,
+    weights_apart,
 )
 
 # Small batches: a chat search waits at most one batch of a sync's embedding, never a whole file's.
@@ -90,6 +91,8 @@ class SentenceEmbedder:
         try:
             if not is_exported(folder):
                 self._export(path)
+            elif not weights_apart(folder):
+                self._separate_weights(path)
             from app.search.embedding.onnx import OnnxSentenceModel
 
             model = OnnxSentenceModel(folder)
@@ -112,6 +115,14 @@ class SentenceEmbedder:
         )
         if result.returncode != 0:
             raise RuntimeError(f"the export failed: {result.stderr.strip().splitlines()[-1:]}")
+
+    def _separate_weights(self, path: str) -> None:
+        """Move an older export's weights into a file of their own (the export command does it, once); when
+        that fails the export serves as it is, each process holding its own copy of the weights."""
+        try:
+            self._export(path)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            log.warning("the ONNX export keeps its weights inline (%s)", exc)
 
     def _load_torch(self, path: str) -> _Model:
         """The sentence-transformers model (imports torch); ServiceUnavailable when it cannot be loaded."""

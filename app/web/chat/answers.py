@@ -1,80 +1,87 @@
-"""A pending question's life after the ask: its stream (claimed once), Stop, and the commit to memory."""
+"""An answer's life after the ask: the pages that follow it, Stop, and the commit to memory."""
 
 from __future__ import annotations
 
-from flask import redirect, render_template, request, url_for
+from collections.abc import Iterator
 
-from app.errors import AppError, BadRequest, Conflict
-from app.services import services
-from app.store.soft import DOWN
-from app.web.chat.asking import finish, model_memory, remember, stop_elsewhere
+from flask import current_app, redirect, render_template, request, url_for
+
+from app.errors import BadRequest, Conflict
+from app.web.chat.asking import remember, stop_elsewhere
 from app.web.chat.exchanges import ExchangeView
-from app.web.chat.in_flight import IN_FLIGHT, InFlightAnswer
+from app.web.chat.follow import find_run, follow, last_event_id
+from app.web.chat.history import load_memory
+from app.web.chat.journal import journal
 from app.web.chat.page import controls_context
-from app.web.chat.stream import ChatAnswer, failed_html, finished_html, tracked
+from app.web.chat.run import RUNS
+from app.web.chat.stream import ChatAnswer, error_html, finished_html
 from app.web.chat.tokens import TokenRefused, current_turn, read_commit_token
 from app.web.chat.views import bp
 from app.web.htmx import is_htmx
-from app.web.question_log import logged
 from app.web.session import browser_id
-from app.web.sse import answer_messages, sse_message, sse_response
-from app.web.viewer import viewer
+from app.web.sse import sse_message, sse_response
+from app.web.stream_slots import FOLLOWERS, StreamSlot, TooManyStreams, claim_stream_slot
 
 ANSWERED_ALREADY = "This question was answered already, or has expired. Please ask it again."
 NOT_REMEMBERED = (
     "This answer was not saved to the assistant's memory: it was saved already, is too old, or another tab "
     "saved an answer at the same moment."
 )
-# How long a question waits for its stream (a module constant, so a test can shorten it).
-CLAIM_SECONDS = 300
 
 
 @bp.get("/ask/stream/<pending_id>")
 def stream(pending_id: str):
-    """The answer to a question posted before, as Server-Sent Events, to the asking browser, once."""
+    """Follow the asking browser's answer run as Server-Sent Events: from any page, tab or worker."""
     owner = browser_id(create=False)
-    conversation_id = request.args.get("c") or None
     number = request.args.get("n", 1, type=int)
-    form = controls_context(False, conversation_id)
+    found = find_run(pending_id) if owner else None
     # An EventSource retries anything but a finished stream: refusals are a last message, not a 4xx.
-    claim = services().store.pending.claim(owner, pending_id, max_age=CLAIM_SECONDS) if owner else None
-    if owner is None or claim is None or claim is DOWN:  # replayed, expired, another's; database down
-        refused = BadRequest(ANSWERED_ALREADY)
-        return sse_response(iter([sse_message("done", failed_html(refused, "", number, form))]))
-    question = claim.question
-    live = InFlightAnswer(pending_id, owner, question, number, conversation_id, claim.exchange_id)
-    memory = model_memory(owner, conversation_id, exclude=claim.exchange_id)
+    if found is None or found[1]["owner"] != owner:  # expired, another's, unknown
+        form = controls_context(False, request.args.get("c") or None)
+        html = error_html(BadRequest(ANSWERED_ALREADY), "", number, form)
+        return sse_response(iter([sse_message("done", html)]))
+    source, start = found
+    form = controls_context(False, start["conversation_id"])
+    face = ChatAnswer(start, number, current_turn(), form)
     try:
-        events = services().assistant.stream(question, memory, viewer().scope)
-    except AppError as exc:  # e.g. MAX_QUESTION_CHARS lowered since the question was posted
-        finish(claim.exchange_id, "failed")
-        return sse_response(iter([sse_message("done", failed_html(exc, question, number, form))]))
-    face = ChatAnswer(live, current_turn(), form)
-    return sse_response(answer_messages(tracked(logged(events, question, claim.exchange_id), live), face))
+        slot = claim_stream_slot(FOLLOWERS)
+    except TooManyStreams as refused:
+        return sse_response(iter([sse_message("done", error_html(refused, start["question"], number, form))]))
+    messages = follow(source, face, last_event_id(request.headers.get("Last-Event-ID")))
+    return sse_response(_releasing(messages, slot), slot)
+
+
+def _releasing(messages: Iterator[str], slot: StreamSlot) -> Iterator[str]:
+    """The messages, freeing `slot` as soon as they end (the response's close may come later)."""
+    try:
+        yield from messages
+    finally:
+        slot.release()
 
 
 @bp.post("/ask/stop/<pending_id>")
 def stop(pending_id: str):
-    """Stop a streaming answer: the page keeps what it said so far, marked stopped; the form is enabled."""
+    """Stop an answer: the page keeps what it said so far, marked stopped; the form is enabled."""
     owner = browser_id(create=False)
-    live = IN_FLIGHT.stop(pending_id, owner)
+    run = RUNS.get(pending_id)
     conversation_id = request.form.get("conversation", "").strip() or None
-    if live is not None:
-        finish(live.exchange_id, "stopped", text=live.text)
+    if run is not None and run.owner == owner and run.stop():
+        start = run.events[0]
         view = ExchangeView(
-            live.number,
-            live.question,
-            live.text,
+            request.form.get("number", 1, type=int),
+            start["question"],
+            run.text,
             status="stopped",
-            id=live.exchange_id,
-            conversation_id=live.conversation_id,
+            id=run.exchange_id,
+            conversation_id=start["conversation_id"],
         )
-        conversation_id = live.conversation_id
+        conversation_id = start["conversation_id"]
     else:
-        # Streaming in another worker: the stored exchange is marked stopped here; the page's stream closes
-        # with this swap, and that worker keeps the partial answer, stopped, when it notices (stream.py).
+        # Made in another worker: the stored exchange is marked stopped here, and that worker, told through
+        # the journal, stops the answer and keeps what it said (run.py).
         exchange_id = request.form.get("exchange", type=int)
-        stop_elsewhere(owner, conversation_id, exchange_id)
+        if stop_elsewhere(owner, conversation_id, exchange_id):
+            journal(current_app._get_current_object()).request_stop(pending_id)  # type: ignore[attr-defined]
         view = ExchangeView(
             request.form.get("number", 1, type=int),
             request.form.get("question", ""),
@@ -94,10 +101,23 @@ def commit():
     """Put a streamed exchange into the cookie's memory, once; a refusal (409, which htmx gets as a 200
     fragment from the error handler) says so in place of the request."""
     owner = browser_id(create=False)
+    token = request.form.get("token")
     try:
-        exchange, conversation_id = read_commit_token(request.form.get("token"), owner)
+        exchange, conversation_id = read_commit_token(token, owner)
     except TokenRefused as exc:
+        if _remembered_already(token, owner):
+            return ""  # another tab following the same answer saved it: nothing to say
         raise Conflict(NOT_REMEMBERED, detail=str(exc)) from exc
     stored = remember(exchange, owner, conversation_id)
     # The trim note may change with the new exchange; nothing else on the page does.
     return render_template("chat/_history_note.html", oob=True, trimmed=stored.trimmed)
+
+
+def _remembered_already(token: str | None, owner: str | None) -> bool:
+    """True when the token's exchange is the last one the cookie remembers of its conversation."""
+    try:
+        exchange, conversation_id = read_commit_token(token, owner, any_turn=True)
+    except TokenRefused:
+        return False
+    remembered = load_memory(conversation_id).exchanges
+    return bool(remembered) and remembered[-1] == exchange

@@ -158,18 +158,6 @@ def stop_elsewhere(owner: str | None, conversation_id: str | None, exchange_id: 
     return True
 
 
-def ended_how(owner: str, conversation_id: str | None, exchange_id: int | None) -> str:
-    """How a stream the browser left ended: stopped if Stop reached another process, else interrupted."""
-    if exchange_id is None or conversation_id is None:
-        return "interrupted"
-    try:
-        found = transcript(owner, conversation_id)
-    except (StoreUnavailable, NotFound):
-        return "interrupted"
-    stopped = any(record.id == exchange_id and record.status == "stopped" for record in found.exchanges)
-    return "stopped" if stopped else "interrupted"
-
-
 def _maybe_purge() -> threading.Thread | None:
     """Delete what CONVERSATION_RETENTION_DAYS has passed, at most once an hour, off the request thread;
     the thread that does it, if one started."""

@@ -26,11 +26,13 @@ class ExchangeView:
     question: str
     answer: str = ""
     sources: list[Source] = field(default_factory=list)
-    status: str = "answered"  # answered | interrupted | stopped | failed
+    status: str = "answered"  # pending | answered | interrupted | stopped | failed
     id: int | None = None  # the store's exchange id (None: not stored)
     vote: str | None = None
     conversation_id: str | None = None
     versions: list[int] | None = None  # the ids of its versions, oldest first (None: not looked up)
+    run_id: str | None = None  # a pending exchange's answer run, which the page follows
+    stream_url: str | None = None
 
     @classmethod
     def answered(
@@ -72,14 +74,13 @@ def load_sources(stored: list[dict[str, Any]]) -> list[Source]:
 
 
 def from_record(record: ExchangeRecord, number: int, conversation_id: str) -> ExchangeView:
-    """The view of a stored exchange; one still pending lost its stream (a reload, a closed tab)."""
-    status = "interrupted" if record.status == "pending" else record.status
+    """The view of a stored exchange (one still pending is followed, or reads interrupted: follow.py)."""
     return ExchangeView(
         number=number,
         question=record.question,
         answer=record.answer,
         sources=load_sources(record.sources),
-        status=status,
+        status=record.status,
         id=record.id,
         vote=record.vote,
         conversation_id=conversation_id,

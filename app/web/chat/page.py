@@ -99,6 +99,7 @@ def render_page(
     trimmed: bool = False,
     form_error: str | None = None,
     form_value: str = "",
+    pending: bool = False,
 ) -> str:
     """Render the whole chat page: one conversation (stored, or the cookie's), or a new, empty one."""
     courses, courses_error = _courses()
@@ -121,6 +122,7 @@ def render_page(
         model_name=settings().model_name,
         error=form_error,
         value=form_value,
+        pending=pending,  # an answer on the page is still being made: Send waits for it
         **form_context(conversation_id),
     )
 

@@ -1,107 +1,87 @@
-"""The chat's streamed answer: answer events become SSE messages carrying server-rendered HTML."""
+"""The chat's face of an answer run: each run event becomes SSE messages carrying server-rendered HTML."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from typing import Any
 
 from flask import render_template
 
-from app.assistant.base import Answer, AnswerEvent, Exchange
-from app.web.chat.asking import ended_how, finish
+from app.assistant.base import Answer, Exchange
 from app.web.chat.exchanges import ExchangeView
-from app.web.chat.in_flight import IN_FLIGHT, InFlightAnswer
-from app.web.chat.live import LiveAnswer
+from app.web.chat.live import LiveAnswer, first_live_block
 from app.web.chat.tokens import commit_token
 from app.web.errors import public_error
-from app.web.observability import record_answer
 from app.web.sse import sse_message
-
-# Update the answer so far at most this often: smooth to read, without a message per token.
-RENDER_EVERY_SECONDS = 0.1
 
 
 class ChatAnswer:
-    """The chat's face of a streamed answer: `status`, the text as it comes (see chat/live.py), one `done`.
+    """What one page is shown of a run (run.py): `status`, the text as it comes (see chat/live.py), and one
+    `done` that replaces the pending exchange with the finished one (or the error, or what Stop kept).
 
-    `done` replaces the pending exchange with the finished one (or the error and "Try again") and asks the
-    page to commit it to the cookie's memory. The stored exchange is completed as the answer ends.
+    Rendering depends on the run's events alone, so a page that resumes after event n (Last-Event-ID) is
+    brought to where it was by rendering events 0..n again without sending them.
     """
 
-    def __init__(self, flight: InFlightAnswer, turn: int, form: dict[str, Any]):
-        self.flight, self.turn, self.form = flight, turn, form
-        self.question, self.number = flight.question, flight.number
+    def __init__(self, start: dict[str, Any], number: int, turn: int, form: dict[str, Any]):
+        self.owner: str = start["owner"]
+        self.question: str = start["question"]
+        self.conversation_id: str | None = start["conversation_id"]
+        self.exchange_id: int | None = start["exchange_id"]
+        self.number, self.turn, self.form = number, turn, form
         self._live = LiveAnswer()
-        self._shown, self._updated_at, self._status_shown = 0, float("-inf"), True
+        self._status_shown = True  # the pending exchange starts with "Thinking…"
 
-    def status(self, text: str) -> Iterator[str]:
-        """The status line; first the text held back by the cadence, since a tool round may take long."""
-        yield from self._update()
-        self._status_shown = True
-        yield sse_message("status", render_template("chat/_stream_status.html", status=text))
+    def render(self, event: dict[str, Any]) -> list[str]:
+        """The messages for one run event (none for `start`)."""
+        kind = event["kind"]
+        if kind == "status":
+            self._status_shown = True
+            return [sse_message("status", render_template("chat/_stream_status.html", status=event["text"]))]
+        if kind == "text":
+            return self._text(event["text"])
+        if kind == "done":
+            return [self._done(Answer.model_validate(event["answer"]))]
+        if kind == "failed":
+            html = failed_html(event["title"], event["message"], self.question, self.number, self.form)
+            return [sse_message("done", html)]
+        if kind in ("stopped", "interrupted"):
+            return [self.unfinished(kind, event["text"])]
+        return []
 
-    def text(self, piece: str) -> Iterator[str]:
-        """The answer so far, at most every RENDER_EVERY_SECONDS; the status line goes when text arrives."""
+    def reset(self) -> str:
+        """The message that empties the pending answer (a page that reconnects from scratch)."""
+        html = render_template("chat/_pending_answer.html", first_block=first_live_block())
+        return sse_message("reset", html)
+
+    def unfinished(self, status: str, text: str | None = None) -> str:
+        """The last message of an answer stopped, or interrupted (its worker died), with what it said."""
+        view = ExchangeView(
+            self.number,
+            self.question,
+            self._live.text if text is None else text,
+            status=status,
+            id=self.exchange_id,
+            conversation_id=self.conversation_id,
+        )
+        return sse_message("done", finished_html(view, self.form, None))
+
+    def _text(self, piece: str) -> list[str]:
+        """The answer so far; the status line goes when text arrives."""
         self._live.add(piece)
-        self.flight.text = self._live.text  # what Stop keeps
         messages = []
         if self._status_shown and piece.strip():
             self._status_shown = False
             messages.append(sse_message("status", ""))
-        if time.monotonic() - self._updated_at >= RENDER_EVERY_SECONDS:
-            messages.extend(self._update())
-        if messages:
-            yield "".join(messages)  # one chunk: the status goes as the words come
+        return messages + self._live.update()
 
-    def _update(self) -> list[str]:
-        """The messages that bring the page up to the text so far."""
-        if len(self._live.text) == self._shown:
-            return []
-        self._shown, self._updated_at = len(self._live.text), time.monotonic()
-        return self._live.update()
-
-    def done(self, answer: Answer) -> str:
-        """The finished exchange, with the token that commits it to the cookie's memory."""
-        record_answer(answer)
-        flight = self.flight
-        if flight.end("answered"):
-            finish(flight.exchange_id, "answered", answer)
+    def _done(self, answer: Answer) -> str:
+        """The finished exchange, with the token that commits it to this browser's cookie memory."""
         exchange = Exchange(question=self.question, answer=answer.markdown, sources=answer.sources)
         view = ExchangeView.answered(
-            self.number, self.question, answer, flight.exchange_id, flight.conversation_id
+            self.number, self.question, answer, self.exchange_id, self.conversation_id
         )
-        token = commit_token(exchange, self.turn, flight.owner, flight.conversation_id)
+        token = commit_token(exchange, self.turn, self.owner, self.conversation_id)
         return sse_message("done", finished_html(view, self.form, token))
-
-    def failed(self, error: Exception) -> str:
-        """The exchange ended by the friendly error (or by Stop, whose page has moved on already)."""
-        flight = self.flight
-        if flight.end("failed"):
-            finish(flight.exchange_id, "failed", text=self._live.text)
-        return sse_message("done", failed_html(error, self.question, self.number, self.form))
-
-
-def tracked(events: Iterator[AnswerEvent], live: InFlightAnswer) -> Iterator[AnswerEvent]:
-    """The answer's events until Stop; a stream the browser left (reload, new chat) ends interrupted."""
-    IN_FLIGHT.add(live)
-    try:
-        for event in events:
-            if live.stopped:
-                return  # Stop stored the partial answer; closing `events` ends the model call
-            yield event
-    except Exception:
-        if live.end("failed"):  # the answerer failed; the face shows the error
-            finish(live.exchange_id, "failed", text=live.text)
-        raise
-    finally:
-        IN_FLIGHT.remove(live)
-        if live.end("interrupted"):
-            how = ended_how(live.owner, live.conversation_id, live.exchange_id)
-            finish(live.exchange_id, how, text=live.text)
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()
 
 
 def finished_html(view: ExchangeView, form: dict[str, Any], token: str | None) -> str:
@@ -109,9 +89,14 @@ def finished_html(view: ExchangeView, form: dict[str, Any], token: str | None) -
     return render_template("chat/_stream_done.html", exchange=view, commit_token=token, **form)
 
 
-def failed_html(error: Exception, question: str, number: int, form: dict[str, Any]) -> str:
-    """The pending exchange ended by the friendly error and "Try again", as the error handler shows it."""
-    _status, title, message, _detail = public_error(error, "while streaming an answer")
+def error_html(error: Exception, question: str, number: int, form: dict[str, Any]) -> str:
+    """The pending exchange ended by `error`, as the error handler describes it."""
+    _status, title, message, _detail = public_error(error, "while starting an answer")
+    return failed_html(title, message, question, number, form)
+
+
+def failed_html(title: str, message: str, question: str, number: int, form: dict[str, Any]) -> str:
+    """The pending exchange ended by the friendly error and "Try again"."""
     return render_template(
         "chat/_stream_failed.html",
         question=question,

@@ -47,15 +47,15 @@ def commit_token(exchange: Exchange, turn: int, owner: str | None, conversation_
     return _serializer(COMMIT_SALT).dumps(payload)
 
 
-def read_commit_token(token: Any, owner: str | None) -> tuple[Exchange, str | None]:
-    """The exchange and conversation of `owner`'s commit token for the current turn; raises TokenRefused
-    otherwise (replayed, another browser's, forged)."""
+def read_commit_token(token: Any, owner: str | None, any_turn: bool = False) -> tuple[Exchange, str | None]:
+    """The exchange and conversation of `owner`'s commit token for the current turn (for any turn with
+    `any_turn`); raises TokenRefused otherwise (replayed, another browser's, forged)."""
     if not isinstance(token, str) or not token:
         raise TokenRefused("no token")
     data = _loads(COMMIT_SALT, token, COMMIT_MAX_AGE)
     if not isinstance(data, dict) or data.get("b") != owner:
         raise TokenRefused("not this browser's answer")
-    if data.get("t") != current_turn():
+    if data.get("t") != current_turn() and not any_turn:
         raise TokenRefused("this exchange was already saved, or belongs to another turn")
     conversation = data.get("c")
     try:

@@ -6,12 +6,14 @@ from flask import Blueprint, make_response, redirect, render_template, request, 
 
 from app.assistant.base import Exchange
 from app.assistant.service import final_answer
-from app.errors import BadRequest, NotFound
+from app.errors import AppError, BadRequest, NotFound
 from app.extensions import ask_limit
 from app.rules import question_problem, typed
 from app.services import services, settings
+from app.store.models import new_id
 from app.web.chat.asking import Asked, begin, finish, gone, model_memory, remember, stores, transcript
 from app.web.chat.exchanges import ExchangeView, from_memory, from_versions
+from app.web.chat.follow import attach_running
 from app.web.chat.history import History, clear_history, load_memory
 from app.web.chat.page import (
     controls_context,
@@ -23,14 +25,15 @@ from app.web.chat.page import (
     retrieved_only,
     version_ids,
 )
-from app.web.chat.stream import finished_html
+from app.web.chat.run import start_run
+from app.web.chat.stream import error_html, finished_html
 from app.web.chat.tokens import current_turn
 from app.web.htmx import is_htmx
 from app.web.observability import record_answer
 from app.web.question_log import logged
 from app.web.redirects import safe_local_path
 from app.web.session import THEME_KEY, browser_id
-from app.web.stream_slots import claim_stream_slot
+from app.web.stream_slots import TooManyStreams, claim_stream_slot
 from app.web.templating import THEMES
 from app.web.viewer import viewer, visible_index
 
@@ -53,14 +56,16 @@ def conversation(conversation_id: str):
     """One stored conversation, only for the browser that owns it."""
     if not stores():
         raise NotFound("There is nothing at this address.")
-    found = transcript(browser_id(create=False), conversation_id)
+    owner = browser_id(create=False)
+    found = transcript(owner, conversation_id)
     shown = set(request.args.getlist("show", type=int))
     views = [
         from_versions(versions, n, conversation_id, shown)
         for n, versions in enumerate(found.versions, start=1)
     ]
+    following = attach_running(views, owner)
     trimmed = len(views) > settings().max_history
-    return render_page(views, conversation_id, trimmed=trimmed)
+    return render_page(views, conversation_id, trimmed=trimmed, pending=following)
 
 
 @bp.post("/ask")
@@ -81,10 +86,12 @@ def ask():
 
     asked = begin(question, requested, request.form.get("version_of", type=int))
     if is_htmx():
-        # The question waits server-side for its stream; the URL carries only an opaque id.
-        pending_id = services().store.pending.hold(asked.owner, question, asked.exchange_id)
-        if isinstance(pending_id, str):
-            return _pending(asked, pending_id)
+        # The answer is made in the background under an opaque id; a stored question's row maps its exchange
+        # to that id, so a reloaded page follows the answer. With the database down: answered right here.
+        pending = services().store.pending
+        run_id = pending.hold(asked.owner, question, asked.exchange_id) if stores() else new_id()
+        if isinstance(run_id, str):
+            return _start(asked, run_id)
     # Without JavaScript, or with the database down: answer in this request. Errors (model down, index
     # down) go to the one error handler, which offers to ask again.
     view = _answer_now(asked)
@@ -97,17 +104,43 @@ def ask():
     return redirect(url_for(".conversation", conversation_id=asked.conversation_id, _anchor=anchor), 303)
 
 
-def _pending(asked: Asked, pending_id: str):
-    """The question at once, its answer pending on a stream that only this browser can open, once."""
+def _start(asked: Asked, run_id: str):
+    """Start making the answer (holding one of the client's slots until it ends); the question at once,
+    its answer pending on a stream only this browser can follow; or why it could not start."""
+    form = controls_context(False, asked.conversation_id)
+    try:
+        slot = claim_stream_slot()
+    except TooManyStreams as refused:  # the model is not called; the question is kept, marked failed
+        finish(asked.exchange_id, "failed")
+        return _asked(asked, error_html(refused, asked.question, asked.number, form))
+    memory = model_memory(asked.owner, asked.conversation_id, exclude=asked.exchange_id)
+    try:
+        events = services().assistant.stream(asked.question, memory, viewer().scope)
+    except AppError as exc:  # e.g. a question the answerer refuses before it starts
+        slot.release()
+        finish(asked.exchange_id, "failed")
+        return _asked(asked, error_html(exc, asked.question, asked.number, form))
+    start = {
+        "owner": asked.owner,
+        "question": asked.question,
+        "conversation_id": asked.conversation_id,
+        "exchange_id": asked.exchange_id,
+    }
+    start_run(run_id, start, logged(events, asked.question, asked.exchange_id), slot)
     html = render_template(
         "chat/_ask_pending.html",
         question=asked.question,
         number=asked.number,
-        pending_id=pending_id,
+        pending_id=run_id,
         exchange_id=asked.exchange_id,
-        stream_url=url_for(".stream", pending_id=pending_id, c=asked.conversation_id, n=asked.number),
+        stream_url=url_for(".stream", pending_id=run_id, c=asked.conversation_id, n=asked.number),
         **controls_context(True, asked.conversation_id),
     )
+    return _asked(asked, html)
+
+
+def _asked(asked: Asked, html: str):
+    """The response to an htmx question: `html`, and for a new conversation its place on the page."""
     if asked.created:
         # The new conversation joins the sidebar's list, the address becomes its own, and the page's forms
         # (suggestions, course buttons) continue it.
