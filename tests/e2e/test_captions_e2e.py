@@ -29,8 +29,9 @@ def test_upload_a_caption_course_then_the_answer_links_to_the_second_it_quotes(l
     page.wait_for_url(f"{base}/admin")
     page.set_input_files("#upload-files", str(archive))
     page.click("text=Upload and index")
-    # While it indexes, the bar counts the unchanged courses done at once and moves with the passages
-    # written; the file being worked on shows with its chunk count.
+    # While it indexes, the bar counts the unchanged courses done at once and never goes back; the file
+    # being worked on shows with its chunk count. (That it moves batch by batch is tests/test_sync.py's:
+    # how many batches a poll sees depends on the machine's speed.)
     values: list[float] = []
     working: set[str] = set()
     deadline = time.monotonic() + SYNC_TIMEOUT_MS / 1000
@@ -43,7 +44,7 @@ def test_upload_a_caption_course_then_the_answer_links_to_the_second_it_quotes(l
                 working.add(current.inner_text())
         page.wait_for_timeout(200)
     page.wait_for_selector("#sync-progress.sync-done", timeout=SYNC_TIMEOUT_MS)
-    assert values and values == sorted(values) and len(set(values)) >= 3, values
+    assert values and values == sorted(values), values
     assert values[0] >= 3, "the three unchanged courses count as done from the start"
     assert any(re.search(r"psyc110.*\(\d+ of \d+ chunks\)", text) for text in working), working
     row = page.locator("#course-yale-psyc-110-introduction-to-psychology")
