@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from app import create_app
 from app.services import services
-from bench.eval_questions import load_lectures
+from bench.eval_questions import LECTURES, load_lectures
 from bench.evaluate import app_config, evaluate
 
-LECTURE_DOCS = Path(__file__).resolve().parent.parent / "eval" / "lectures" / "docs"
+LECTURE_DOCS = LECTURES / "docs"
 
 
 @pytest.mark.slow
