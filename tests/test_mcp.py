@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -19,6 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 from app import create_app
 from app.courses.parsing import parse_file
 from tests.conftest import ROOT, TEST_COURSES, make_config
+from tests.coroutines import run_coroutine
 from tests.helpers import Library
 from tests.servers import ServerProcess, answers, free_port
 from tests.test_video_index import TITLE as LECTURE_COURSE
@@ -146,7 +146,7 @@ def test_the_mcp_client_over_stdio_gets_what_the_api_gives(served, web):
         async with Client(parameters, read_timeout_seconds=120) as client:
             return await exercise(client)
 
-    check_session(asyncio.run(session()), web)
+    check_session(run_coroutine(session()), web)
 
 
 # -- HTTP -----------------------------------------------------------------------------------------------
@@ -202,7 +202,7 @@ def test_the_mcp_client_over_http_gets_what_the_api_gives(http_server, web):
         async with Client(with_token(http_server, secret)) as client:
             return await exercise(client)
 
-    check_session(asyncio.run(session()), web)
+    check_session(run_coroutine(session()), web)
     [listed] = [
         token for token in web.extensions["services"].store.tokens.all() if token.label == "HTTP session"
     ]
@@ -228,7 +228,7 @@ def test_the_mcp_client_with_a_wrong_token_cannot_connect(http_server):
             await client.list_tools()
 
     with pytest.raises(Exception):  # noqa: B017 - the SDK wraps the refusal in its own error (group)
-        asyncio.run(session())
+        run_coroutine(session())
     assert statuses and set(statuses) == {401}
 
 

@@ -3,7 +3,6 @@ their reason, a lesson whose file changed is not served, and the per-token limit
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 from typing import Any
@@ -16,6 +15,7 @@ from app.mcp_server.access import TokenRateLimit
 from app.mcp_server.library import CourseLibrary
 from app.mcp_server.server import build_server
 from tests.conftest import ROOT
+from tests.coroutines import run_coroutine
 from tests.servers import flask_command, free_port, start_postgres
 
 RAG_LESSON = "course://retrieval-augmented-generation-in-practice/lessons/1"
@@ -28,7 +28,7 @@ def session(app, steps) -> Any:
         async with Client(build_server(CourseLibrary(app))) as client:
             return await steps(client)
 
-    return asyncio.run(run())
+    return run_coroutine(run())
 
 
 def refusal(app, steps) -> MCPError:
@@ -103,9 +103,9 @@ def test_the_per_token_limit_holds_in_memory_while_its_store_is_down():
         async with httpx2.AsyncClient(transport=transport, base_url="http://mcp.test") as client:
             return [(await client.post("/mcp", headers=headers)).status_code for _ in range(times)]
 
-    assert asyncio.run(statuses("camcp_first", 3)) == [200, 200, 429]
-    assert asyncio.run(statuses("camcp_second", 1)) == [200]
-    assert asyncio.run(statuses(None, 3)) == [200, 200, 200], "no token: left to the bearer check to refuse"
+    assert run_coroutine(statuses("camcp_first", 3)) == [200, 200, 429]
+    assert run_coroutine(statuses("camcp_second", 1)) == [200]
+    assert run_coroutine(statuses(None, 3)) == [200, 200, 200], "no token: left to the bearer check to refuse"
 
 
 def test_the_web_app_never_loads_the_sdk(tmp_path):

@@ -43,7 +43,7 @@ def test_titles_snippets_and_links_in_a_page_lose_their_bidi_controls(app, clien
     answer = Answer(markdown=f"See this {RLO}thing.", sources=[source], mode="extractive", tool_rounds=1)
     assistant = app.extensions["services"].assistant
     # The chat answers through the assistant's stream, with or without JavaScript.
-    monkeypatch.setattr(assistant, "stream", lambda question, history: iter([DoneEvent(answer)]))
+    monkeypatch.setattr(assistant, "stream", lambda question, history, *scope: iter([DoneEvent(answer)]))
     response = client.post("/ask", data={"question": f"Why {RLO}this?"})
     page = client.get(response.headers["Location"]).get_data(as_text=True)
     assert "Evil" in page and "a snippet" in page
