@@ -32,6 +32,8 @@ LESSON_QUESTIONS = (
 MAX_SUGGESTIONS = 4
 # Candidates checked at most, so a library whose lessons answer poorly costs a bounded first page.
 MAX_CHECKED = 12
+# Checked lists kept (one per library version and course space): older versions are dropped, not kept forever.
+MAX_KEPT = 32
 
 
 def course_question(course: CourseRecord) -> str:
@@ -95,6 +97,8 @@ def checked_suggestions(courses: list[CourseRecord]) -> list[Suggestion]:
     key = (settings().mode, *sorted((course.id, course.content_hash) for course in courses))
     with _checking:
         if key not in _checked:
+            while len(_checked) >= MAX_KEPT:
+                del _checked[next(iter(_checked))]  # the oldest: a version synced over long ago
             _checked[key] = suggested_questions(courses, _answer_check())
         return _checked[key]
 
